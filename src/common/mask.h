@@ -15,7 +15,7 @@ struct SeqMask {
   int64_t offset = 0;
   int64_t window_left = -1, window_right = -1;  ///< -1: unbounded
 
-  AMKL_HD SeqMask() = default;
+  SeqMask() = default;
   AMKL_HD SeqMask(int64_t lq, int64_t lk, bool bottom_right, int64_t wl, int64_t wr)
       : len_q(lq), len_k(lk), offset(bottom_right ? lk - lq : 0), window_left(wl),
         window_right(wr) {}

@@ -1,0 +1,59 @@
+// The smem ring between the producer warp (TMA loads) and the consumer warpgroups (WGMMA).
+// Each stage has a "full" barrier (the producer arms it with the bytes it expects; TMA's
+// completion flips it) and an "empty" barrier (every consumer thread arrives when it is done
+// reading the stage). Phases follow the mbarrier parity rule: a fresh barrier's "previous"
+// phase (parity 1) counts as completed, so the producer's first pass over the ring never waits.
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/arch/barrier.h>
+
+namespace amkl::cuda {
+
+/// Position in a ring of kStages stages: the stage index and the parity of the round.
+template <int kStages>
+struct RingState {
+  int index = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++index == kStages) {
+      index = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+/// Full/empty barrier pairs for one ring of smem stages.
+template <int kStages>
+struct RingBarriers {
+  using Barrier = cutlass::arch::ClusterTransactionBarrier;
+  Barrier full[kStages];
+  Barrier empty[kStages];
+
+  /// Called by one thread before the CTA-wide sync that publishes the barriers.
+  __device__ __forceinline__ void init(uint32_t consumer_arrivals) {
+    for (int s = 0; s < kStages; ++s) {
+      full[s].init(1);
+      empty[s].init(consumer_arrivals);
+    }
+  }
+  // Producer side.
+  __device__ __forceinline__ void producer_acquire(RingState<kStages> st) {
+    empty[st.index].wait(st.phase ^ 1u);
+  }
+  /// Arms the full barrier for `bytes`; returns the barrier the TMA copy must signal.
+  __device__ __forceinline__ uint64_t& producer_expect(RingState<kStages> st, uint32_t bytes) {
+    full[st.index].arrive_and_expect_tx(bytes);
+    return reinterpret_cast<uint64_t&>(full[st.index]);
+  }
+  // Consumer side.
+  __device__ __forceinline__ void consumer_wait(RingState<kStages> st) {
+    full[st.index].wait(st.phase);
+  }
+  __device__ __forceinline__ void consumer_release(RingState<kStages> st) {
+    empty[st.index].arrive();
+  }
+};
+
+}  // namespace amkl::cuda

@@ -1,0 +1,40 @@
+// The run-time arguments of the Hopper forward kernel, built on the host from the resolved
+// detail::AttentionParams. Plain data: copied into the kernel's parameter space.
+#pragma once
+
+#include <cstdint>
+
+#include "amkl/activation.h"
+#include "common/attention_params.h"
+
+namespace amkl::cuda::sm90 {
+
+struct FwdArgs {
+  detail::SeqSide q_side, kv_side;
+  const int32_t* q_to_kv = nullptr;
+  int heads_q = 0, heads_kv = 0, group = 1;  // group = H / H_kv
+  // TMA coordinate multipliers: 0 where a stride is 0 (a broadcast head or batch dim).
+  int q_head_mul = 1, q_batch_mul = 1, kv_head_mul = 1, kv_batch_mul = 1, v_head_mul = 1,
+      v_batch_mul = 1;
+
+  // Output: element (b, i, h, c) at out + b*o_batch + (start_q + i)*o_row + h*o_head + c.
+  void* out = nullptr;
+  int64_t o_batch = 0, o_row = 0, o_head = 0;
+  bool out_f32 = false;
+  bool out_pairs = true;  // two adjacent columns may be stored as one 4/8-byte word
+  float* lse = nullptr;
+  int64_t lse_batch = 0, lse_head = 0, lse_row = 0;
+
+  Activation activation = Activation::Softmax;
+  float scale = 1.f;       // logit scale
+  float scale_log2 = 1.f;  // softmax without softcap: scale * log2(e)
+  float out_scale = 1.f;
+  float softcap = 0.f;
+  int window_left = -1, window_right = -1;
+  bool bottom_right = true;
+  int num_m_blocks = 0;  // query tiles per (sequence, head)
+  bool reverse_m = false;  // causal: heaviest tiles (last rows) first
+  int* tile_counter = nullptr;  // zeroed before the launch (dynamic tile scheduler)
+};
+
+}  // namespace amkl::cuda::sm90

@@ -1,0 +1,91 @@
+// Compile-time configuration of the Hopper forward kernel for one (dtype, head dim, head dim v):
+// tile sizes, the smem layouts (128B-swizzled, K-major), the two tiled WGMMAs and the TMA
+// copy types. Everything run-time (masks, activation, scales, layouts) lives in FwdArgs.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/copy_atom.hpp>
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/numeric_types.h>
+
+#include <utility>
+
+#include "cuda/common/pipeline.h"
+#include "cuda/common/tile_scheduler.h"
+
+namespace amkl::cuda::sm90 {
+
+using namespace cute;
+
+template <class Element_, int kHeadDim_, int kHeadDimV_>
+struct FwdConfig {
+  using Element = Element_;
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kHeadDimV = kHeadDimV_;
+  static constexpr int kBlockM = 128;  // two consumer warpgroups x 64 rows
+  static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
+  static constexpr int kStages = 2;
+  static constexpr int kConsumerWarpgroups = 2;
+  static constexpr int kConsumerThreads = 128 * kConsumerWarpgroups;
+  static constexpr int kThreads = 128 + kConsumerThreads;  // producer warpgroup + consumers
+
+  using BM = Int<kBlockM>;
+  using BN = Int<kBlockN>;
+  using D = Int<kHeadDim>;
+  using DV = Int<kHeadDimV>;
+  using S = Int<kStages>;
+
+  // S = Q K^T: both operands from smem, K-major. O = P V: P from registers, V^T MN-major.
+  using TiledMmaQK = decltype(make_tiled_mma(
+      GMMA::ss_op_selector<Element, Element, float, Shape<BM, BN, D>>(),
+      Layout<Shape<Int<kConsumerWarpgroups>, _1, _1>>{}));
+  using TiledMmaPV = decltype(make_tiled_mma(
+      GMMA::rs_op_selector<Element, Element, float, Shape<BM, DV, BN>, GMMA::Major::K,
+                           GMMA::Major::MN>(),
+      Layout<Shape<Int<kConsumerWarpgroups>, _1, _1>>{}));
+
+  using SmemAtom = GMMA::Layout_K_SW128_Atom<Element>;  // rows of 64 elements (128 B)
+  static_assert(kHeadDim % 64 == 0 && kHeadDimV % 64 == 0, "head dims must be multiples of 64");
+  using SmemLayoutQ = decltype(tile_to_shape(SmemAtom{}, Shape<BM, D>{}));
+  using SmemLayoutKStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D>{}));
+  using SmemLayoutVStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV>{}));
+  using SmemLayoutK = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D, S>{}));
+  using SmemLayoutV = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV, S>{}));
+  // V seen as (d_v, n, stage): the same bytes, transposed, for the MN-major B operand.
+  using SmemLayoutVt = decltype(composition(
+      SmemLayoutV{}, make_ordered_layout(Shape<DV, BN, S>{}, Step<_2, _1, _3>{})));
+
+  // Global tensors as TMA sees them: (rows, dim, heads, batch), 64-bit strides.
+  using GmemShape = Shape<int32_t, int32_t, int32_t, int32_t>;
+  using GmemStride = Stride<int64_t, _1, int64_t, int64_t>;
+  using GmemTensor = decltype(make_tensor(make_gmem_ptr(static_cast<Element const*>(nullptr)),
+                                          GmemShape{}, GmemStride{}));
+  using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
+                                      SmemLayoutQ{}, Shape<BM, D>{}, _1{}));
+  using TmaK = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
+                                      SmemLayoutKStage{}, Shape<BN, D>{}, _1{}));
+  using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
+                                      SmemLayoutVStage{}, Shape<BN, DV>{}, _1{}));
+
+  static constexpr uint32_t kBytesQ = kBlockM * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kBytesK = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kBytesV = kBlockN * kHeadDimV * sizeof(Element);
+
+  struct SharedStorage {
+    cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
+    cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
+    cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
+    cutlass::arch::ClusterTransactionBarrier bar_q;        // Q landed
+    cutlass::arch::ClusterBarrier bar_q_empty;             // consumers done reading Q
+    RingBarriers<kStages> ring_k;
+    RingBarriers<kStages> ring_v;
+    TileMailbox tiles;
+  };
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage));
+};
+
+}  // namespace amkl::cuda::sm90

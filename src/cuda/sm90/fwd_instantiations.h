@@ -1,0 +1,33 @@
+// The one table of Hopper forward kernel instantiations: (dtype tag, C++ element type, d, d_v).
+// Each row is compiled by its own .cu file (fwd_<dtype>_d<d>[_<dv>].cu) so builds parallelize;
+// cuda_backend.cu dispatches on the same table.
+// Not yet: d = 256 (ptxas spills 120-312 B at 232/240 consumer registers with kBlockN 64-80;
+// ptxas -Werror turns that into a build error).
+#pragma once
+
+#include "common/attention_params.h"
+
+#define AMKL_SM90_FWD_INSTANTIATIONS(X)   \
+  X(BFloat16, cutlass::bfloat16_t, 64, 64)   \
+  X(BFloat16, cutlass::bfloat16_t, 128, 128) \
+  X(Float16, cutlass::half_t, 64, 64)        \
+  X(Float16, cutlass::half_t, 128, 128)        \
+  X(BFloat16, cutlass::bfloat16_t, 192, 128) \
+  X(Float16, cutlass::half_t, 192, 128)
+
+namespace amkl::cuda::sm90 {
+
+/// Launches the forward for one instantiation; max_len_q bounds the query lengths.
+template <DType kDType, int kD, int kDv>
+void run_fwd(const detail::AttentionParams& p, int max_len_q);
+
+}  // namespace amkl::cuda::sm90
+
+/// Defines run_fwd for one row of the table (used by the per-instantiation .cu files).
+#define AMKL_SM90_FWD_DEFINE(DT, ELEM, D, DV)                                               \
+  namespace amkl::cuda::sm90 {                                                              \
+  template <>                                                                               \
+  void run_fwd<DType::DT, D, DV>(const detail::AttentionParams& p, int max_len_q) {          \
+    launch_fwd<FwdConfig<ELEM, D, DV>>(p, max_len_q);                                       \
+  }                                                                                         \
+  }

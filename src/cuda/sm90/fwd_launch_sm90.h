@@ -1,0 +1,115 @@
+// Host side of the Hopper forward: builds the TMA descriptors and FwdArgs from the resolved
+// parameters and launches attention_fwd_sm90 for one configuration. Included by exactly one
+// .cu file per (dtype, head dim) instantiation (see fwd_instantiations.h).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda/common/cuda_check.h"
+#include "cuda/sm90/fwd_kernel_sm90.h"
+
+namespace amkl::cuda::sm90 {
+
+/// The (rows, dim, heads, batch) view TMA loads from. A zero stride (broadcast) collapses its
+/// mode to extent 1 and the kernel multiplies that coordinate by 0 (`mul`).
+template <class Cfg>
+typename Cfg::GmemTensor tma_view(const detail::TensorLayout& t, const detail::SeqSide& s,
+                                  int64_t heads, int64_t dim, int& head_mul, int& batch_mul) {
+  using Element = typename Cfg::Element;
+  const int64_t rows = s.jagged ? s.total_rows : s.dense_len;
+  int64_t nb = s.jagged ? 1 : s.batch;
+  int64_t bstride = s.jagged ? 0 : t.batch_stride;
+  int64_t nh = heads;
+  int64_t hstride = t.head_stride;
+  head_mul = 1;
+  batch_mul = 1;
+  // A collapsed mode still needs a stride TMA accepts (a multiple of 16 bytes); it is never
+  // stepped along.
+  if (hstride == 0 || nh == 1) {
+    head_mul = hstride == 0 ? 0 : 1;
+    nh = 1;
+    hstride = 8;
+  }
+  if (bstride == 0 || nb == 1) {
+    batch_mul = bstride == 0 ? 0 : 1;
+    nb = 1;
+    bstride = 8;
+  }
+  auto shape = make_shape(int32_t(rows > 0 ? rows : 1), int32_t(dim), int32_t(nh), int32_t(nb));
+  auto stride = make_stride(int64_t(t.row_stride), _1{}, int64_t(hstride), int64_t(bstride));
+  return make_tensor(make_gmem_ptr(static_cast<Element const*>(t.data)), shape, stride);
+}
+
+template <class Cfg>
+void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
+  using Element = typename Cfg::Element;
+  FwdParams<Cfg> params{};
+  FwdArgs& a = params.args;
+  a.q_side = p.q_side;
+  a.kv_side = p.kv_side;
+  a.q_to_kv = p.q_to_kv;
+  a.heads_q = int(p.heads_q);
+  a.heads_kv = int(p.heads_kv);
+  a.group = int(p.heads_q / p.heads_kv);
+  a.out = p.out.data;
+  a.o_batch = p.q_side.jagged ? 0 : p.out.batch_stride;
+  a.o_row = p.out.row_stride;
+  a.o_head = p.out.head_stride;
+  a.out_f32 = p.out_dtype == DType::Float32;
+  {
+    const int esz = a.out_f32 ? 4 : 2;
+    const bool even = (a.o_batch % 2 == 0) && (a.o_row % 2 == 0) && (a.o_head % 2 == 0);
+    a.out_pairs = even && (reinterpret_cast<uintptr_t>(p.out.data) % (2 * esz) == 0);
+  }
+  a.lse = p.lse;
+  a.lse_batch = p.q_side.jagged ? 0 : p.lse_batch_stride;
+  a.lse_head = p.lse_head_stride;
+  a.lse_row = p.lse_row_stride;
+  a.activation = p.activation;
+  a.scale = p.scale;
+  a.scale_log2 = float(double(p.scale) * 1.4426950408889634);
+  a.out_scale = p.out_scale;
+  a.softcap = p.softcap;
+  a.window_left = int(p.window_left);
+  a.window_right = int(p.window_right);
+  a.bottom_right = p.mask_align == MaskAlign::BottomRight;
+  a.num_m_blocks = (max_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
+  a.reverse_m = p.window_right >= 0;
+  if (a.num_m_blocks == 0 || p.heads_q == 0 || p.q_side.batch == 0) return;
+
+  auto gq = tma_view<Cfg>(p.q, p.q_side, p.heads_q, p.head_dim, a.q_head_mul, a.q_batch_mul);
+  auto gk = tma_view<Cfg>(p.k, p.kv_side, p.heads_kv, p.head_dim, a.kv_head_mul, a.kv_batch_mul);
+  auto gv = tma_view<Cfg>(p.v, p.kv_side, p.heads_kv, p.head_dim_v, a.v_head_mul, a.v_batch_mul);
+  params.shape_q = gq.shape();
+  params.shape_k = gk.shape();
+  params.shape_v = gv.shape();
+  params.tma_q = make_tma_copy(SM90_TMA_LOAD{}, gq, typename Cfg::SmemLayoutQ{},
+                               Shape<typename Cfg::BM, typename Cfg::D>{}, _1{});
+  params.tma_k = make_tma_copy(SM90_TMA_LOAD{}, gk, typename Cfg::SmemLayoutKStage{},
+                               Shape<typename Cfg::BN, typename Cfg::D>{}, _1{});
+  params.tma_v = make_tma_copy(SM90_TMA_LOAD{}, gv, typename Cfg::SmemLayoutVStage{},
+                               Shape<typename Cfg::BN, typename Cfg::DV>{}, _1{});
+
+  auto kernel = attention_fwd_sm90<Cfg>;
+  AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       Cfg::kSmemBytes));
+  int device = 0, sms = 0;
+  AMKL_CUDA_CHECK(cudaGetDevice(&device));
+  AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int64_t tiles = int64_t(a.num_m_blocks) * p.heads_q * p.q_side.batch;
+  dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
+  // The dynamic scheduler's counter: stream-ordered, so concurrent calls on other streams and
+  // CUDA graph capture each get their own.
+  auto stream = static_cast<cudaStream_t>(p.stream);
+  AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&a.tile_counter), sizeof(int), stream));
+  AMKL_CUDA_CHECK(cudaMemsetAsync(a.tile_counter, 0, sizeof(int), stream));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+  const cudaError_t launch = cudaGetLastError();
+  AMKL_CUDA_CHECK(cudaFreeAsync(a.tile_counter, stream));
+  AMKL_CUDA_CHECK(launch);
+}
+
+}  // namespace amkl::cuda::sm90

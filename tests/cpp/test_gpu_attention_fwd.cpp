@@ -1,0 +1,550 @@
+// The Hopper forward against the CPU oracle (DESIGN.md section 4): a GPU result passes when
+// max|gpu - ref64| <= 2 * max|emul - ref64| + 1e-5, with ref64 the CPU forward on the float64
+// upcast of the same inputs and emul the CPU forward with the kernel's roundings. Fresh random
+// inputs each run, poisoned outputs, ragged lengths. Skips without a Hopper GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "amkl/amkl.h"
+
+namespace {
+
+using amkl::Activation;
+using amkl::DType;
+
+#define CK(call)                                                                       \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
+  } while (0)
+
+uint16_t to_bits(float x, DType dt) {
+  if (dt == DType::BFloat16) {
+    __nv_bfloat16 h = __float2bfloat16_rn(x);
+    uint16_t u;
+    std::memcpy(&u, &h, 2);
+    return u;
+  }
+  __half h = __float2half_rn(x);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+float from_bits(uint16_t u, DType dt) {
+  if (dt == DType::BFloat16) {
+    __nv_bfloat16_raw r;
+    r.x = u;
+    return __bfloat162float(__nv_bfloat16(r));
+  }
+  __half_raw r;
+  r.x = u;
+  return __half2float(__half(r));
+}
+
+struct Case {
+  std::string name;
+  DType dtype = DType::BFloat16;
+  int d = 128, dv = 128;
+  int H = 2, Hkv = 2;
+  std::vector<int> lq{129}, lk{129};
+// GoogleTest prints a parameter with this (instead of its bytes).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+  // per sequence
+  bool q_jagged = false, k_jagged = false;
+  int dense_lq = -1, dense_lk = -1;  // dense capacity (default: max of the lengths)
+  bool seqused_q = false, seqused_k = false;
+  std::vector<int> q_to_kv;  // empty: identity
+  Activation act = Activation::Softmax;
+  bool causal = false;
+  int64_t wl = -1, wr = -1;
+  amkl::MaskAlign align = amkl::MaskAlign::BottomRight;
+  float softcap = 0.f, scale = NAN, out_scale = 1.f;
+  bool out_f32 = true;  // float32 out: the comparison sees the kernel's internal roundings
+  int q_row_pad = 0;  // extra elements per row of q/k/v (non-contiguous rows)
+  bool broadcast_q = false;  // dense q with batch stride 0
+};
+
+// One side's host storage: [B, L, H, d] (dense) or [T, H, d] (jagged), row stride H*d + pad.
+struct Side {
+  bool jagged = false;
+  int B = 0, L = 0, T = 0, H = 0, d = 0, pad = 0;
+  std::vector<int32_t> cu, used;
+  int64_t row_stride() const { return int64_t(H) * d + pad; }
+  int64_t rows() const { return jagged ? T : int64_t(B) * L; }
+  int64_t elems() const { return rows() * row_stride(); }
+};
+
+Side make_side(bool jagged, const std::vector<int>& lens, int dense_cap, int H, int d, int pad,
+               bool seqused) {
+  Side s;
+  s.jagged = jagged;
+  s.B = int(lens.size());
+  s.H = H;
+  s.d = d;
+  s.pad = pad;
+  if (jagged) {
+    s.cu.push_back(0);
+    for (int l : lens) s.cu.push_back(s.cu.back() + l + (seqused ? 3 : 0));
+    s.T = s.cu.back();
+  } else {
+    int mx = 0;
+    for (int l : lens) mx = std::max(mx, l);
+    s.L = dense_cap >= 0 ? dense_cap : mx + (seqused ? 5 : 0);
+  }
+  if (seqused) s.used = lens;
+  return s;
+}
+
+amkl::TensorRef ref_of(void* data, DType dt, const Side& s, int d, bool cuda, int64_t rs,
+                       bool zero_batch = false) {
+  amkl::Device dev;
+  if (cuda) dev = amkl::Device{amkl::DeviceType::CUDA, 0};
+  if (s.jagged) {
+    return amkl::TensorRef::make(data, dt, {s.T, s.H, d}, {rs, d, 1}, dev);
+  }
+  return amkl::TensorRef::make(data, dt, {s.B, s.L, s.H, d},
+                               {zero_batch ? 0 : s.L * rs, rs, d, 1}, dev);
+}
+
+struct Outputs {
+  std::vector<double> out;  // [rows, H, dv] as double
+  std::vector<double> lse;  // as laid out by the API
+};
+
+class GpuFwd : public ::testing::TestWithParam<Case> {};
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g(std::random_device{}());
+  return g;
+}
+
+TEST_P(GpuFwd, MatchesOracle) {
+  if (!amkl::gpu_supported(0)) GTEST_SKIP() << "no Hopper GPU: " << amkl::gpu_description(0);
+  const Case c = GetParam();
+  const DType dt = c.dtype;
+  Side qs = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.d, c.q_row_pad, c.seqused_q);
+  Side ks = make_side(c.k_jagged, c.lk, c.dense_lk, c.Hkv, c.d, c.q_row_pad, c.seqused_k);
+  Side vs = make_side(c.k_jagged, c.lk, c.dense_lk, c.Hkv, c.dv, c.q_row_pad, c.seqused_k);
+  if (c.broadcast_q) qs.B = int(c.lk.size());  // a dense q of one sequence, batch stride 0
+
+  // Inputs: N(0,1) scaled so pointwise activations see a useful range.
+  std::normal_distribution<float> nd(0.f, 1.f);
+  // The polynomial activations grow like S^6 (gelu_taylor) or S^2: with float16 inputs, P can
+  // overflow float16's range (65504) for |S| > ~10, in the kernel and in the emulation alike;
+  // a quarter-scale draw keeps |S| well inside it.
+  const bool poly = c.act == Activation::GeluTaylor || c.act == Activation::ReluSquare;
+  const float in_scale = c.act == Activation::Softmax ? 1.f
+                         : (poly && dt == DType::Float16) ? 0.25f
+                                                          : 0.5f;
+  auto fill = [&](int64_t n_elems) {
+    std::vector<uint16_t> v(static_cast<size_t>(n_elems));
+    for (auto& x : v) x = to_bits(in_scale * nd(rng()), dt);
+    return v;
+  };
+  const int64_t q_elems = c.broadcast_q ? qs.L * qs.row_stride() : qs.elems();
+  std::vector<uint16_t> hq = fill(q_elems), hk = fill(ks.elems()),
+                        hv = fill(vs.elems());
+  auto to64 = [&](const std::vector<uint16_t>& v) {
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = from_bits(v[i], dt);
+    return r;
+  };
+  std::vector<double> q64 = to64(hq), k64 = to64(hk), v64 = to64(hv);
+
+  amkl::AttentionOptions opt;
+  opt.activation = c.act;
+  opt.causal = c.causal;
+  opt.window_left = c.wl;
+  opt.window_right = c.wr;
+  opt.mask_align = c.align;
+  opt.softcap = c.softcap;
+  opt.scale = c.scale;
+  opt.out_scale = c.out_scale;
+
+  // Output geometry (from the API).
+  Side os = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.dv, 0, c.seqused_q);
+  if (c.broadcast_q) os.B = qs.B;
+  const int64_t out_elems = os.elems();
+  const bool softmax = c.act == Activation::Softmax;
+  const int64_t lse_elems = softmax ? (c.q_jagged ? int64_t(c.H) * qs.T
+                                                   : int64_t(qs.B) * c.H * qs.L)
+                                    : 0;
+  auto lse_ref = [&](void* data, bool cuda) {
+    amkl::Device dev;
+    if (cuda) dev = amkl::Device{amkl::DeviceType::CUDA, 0};
+    if (!softmax) return amkl::TensorRef{};
+    if (c.q_jagged) return amkl::TensorRef::make(data, DType::Float32, {c.H, qs.T}, {}, dev);
+    return amkl::TensorRef::make(data, DType::Float32, {qs.B, c.H, qs.L}, {}, dev);
+  };
+
+  // Offsets and maps (host copies for the CPU; device copies for the GPU).
+  auto i32 = [&](const std::vector<int32_t>& v, void* data, bool cuda) {
+    amkl::Device dev;
+    if (cuda) dev = amkl::Device{amkl::DeviceType::CUDA, 0};
+    if (v.empty()) return amkl::TensorRef{};
+    return amkl::TensorRef::make(data, DType::Int32, {int64_t(v.size())}, {}, dev);
+  };
+  std::vector<int32_t> map(c.q_to_kv.begin(), c.q_to_kv.end());
+
+  auto make_inputs = [&](void* q, void* k, void* v, DType t, bool cuda, void* cuq, void* cuk,
+                         void* uq, void* uk, void* m) {
+    amkl::AttentionInputs in;
+    in.q = ref_of(q, t, qs, c.d, cuda, qs.row_stride(), c.broadcast_q);
+    in.k = ref_of(k, t, ks, c.d, cuda, ks.row_stride());
+    in.v = ref_of(v, t, vs, c.dv, cuda, vs.row_stride());
+    in.cu_seqlens_q = i32(qs.cu, cuq, cuda);
+    in.cu_seqlens_k = i32(ks.cu, cuk, cuda);
+    in.seqused_q = i32(qs.used, uq, cuda);
+    in.seqused_k = i32(ks.used, uk, cuda);
+    in.q_to_kv = i32(map, m, cuda);
+    return in;
+  };
+
+  // ---- ref64
+  std::vector<double> ref_out(size_t(out_elems), 0.0), ref_lse(size_t(lse_elems), 0.0);
+  std::vector<float> ref_lse32(size_t(lse_elems), 0.f);
+  {
+    amkl::AttentionInputs in =
+        make_inputs(q64.data(), k64.data(), v64.data(), DType::Float64, false, qs.cu.data(),
+                    ks.cu.data(), qs.used.data(), ks.used.data(), map.data());
+    amkl::AttentionForwardOutputs o;
+    o.out = ref_of(ref_out.data(), DType::Float64, os, c.dv, false, os.row_stride());
+    o.lse = lse_ref(ref_lse32.data(), false);
+    amkl::attention_forward(in, opt, o);
+  }
+  // ---- emul (the kernel's roundings; output in the GPU's output dtype)
+  const DType out_dt = c.out_f32 ? DType::Float32 : dt;
+  const int osz = c.out_f32 ? 4 : 2;
+  std::vector<uint8_t> emul_out(size_t(out_elems) * osz);
+  std::vector<float> emul_lse(size_t(lse_elems), 0.f);
+  {
+    amkl::AttentionInputs in =
+        make_inputs(hq.data(), hk.data(), hv.data(), dt, false, qs.cu.data(), ks.cu.data(),
+                    qs.used.data(), ks.used.data(), map.data());
+    amkl::AttentionForwardOutputs o;
+    o.out = ref_of(emul_out.data(), out_dt, os, c.dv, false, os.row_stride());
+    o.lse = lse_ref(emul_lse.data(), false);
+    amkl::AttentionOptions eo = opt;
+    eo.emulate = dt == DType::BFloat16 ? amkl::Rounding::BFloat16 : amkl::Rounding::Float16;
+    // fast_gelu_bf16 is defined with bf16 roundings inside f, so ref64 carries them too and an
+    // emulation of it has almost no error; the GPU's hardware tanh flips some of those roundings.
+    // Its bar is the error of an emulated bf16 kernel of the tanh GELU it approximates.
+    if (c.act == Activation::FastGeluBf16) eo.activation = Activation::FastGelu;
+    amkl::attention_forward(in, eo, o);
+  }
+  // ---- GPU
+  auto dalloc = [&](size_t bytes) {
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, std::max<size_t>(bytes, 16)), cudaSuccess);
+    return p;
+  };
+  void* dq = dalloc(hq.size() * 2);
+  void* dk = dalloc(hk.size() * 2);
+  void* dv = dalloc(hv.size() * 2);
+  void* dout = dalloc(size_t(out_elems) * osz);
+  void* dlse = dalloc(size_t(lse_elems) * 4);
+  void* dcuq = dalloc(qs.cu.size() * 4);
+  void* dcuk = dalloc(ks.cu.size() * 4);
+  void* duq = dalloc(qs.used.size() * 4);
+  void* duk = dalloc(ks.used.size() * 4);
+  void* dmap = dalloc(map.size() * 4);
+  CK(cudaMemcpy(dq, hq.data(), hq.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dk, hk.data(), hk.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dv, hv.data(), hv.size() * 2, cudaMemcpyHostToDevice));
+  if (!qs.cu.empty()) CK(cudaMemcpy(dcuq, qs.cu.data(), qs.cu.size() * 4, cudaMemcpyHostToDevice));
+  if (!ks.cu.empty()) CK(cudaMemcpy(dcuk, ks.cu.data(), ks.cu.size() * 4, cudaMemcpyHostToDevice));
+  if (!qs.used.empty()) CK(cudaMemcpy(duq, qs.used.data(), qs.used.size() * 4, cudaMemcpyHostToDevice));
+  if (!ks.used.empty()) CK(cudaMemcpy(duk, ks.used.data(), ks.used.size() * 4, cudaMemcpyHostToDevice));
+  if (!map.empty()) CK(cudaMemcpy(dmap, map.data(), map.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemset(dout, 0xff, size_t(out_elems) * osz));  // NaN in every float format
+  CK(cudaMemset(dlse, 0xff, size_t(lse_elems) * 4));
+  {
+    amkl::AttentionInputs in = make_inputs(dq, dk, dv, dt, true, dcuq, dcuk, duq, duk, dmap);
+    amkl::AttentionForwardOutputs o;
+    o.out = ref_of(dout, out_dt, os, c.dv, true, os.row_stride());
+    o.lse = lse_ref(dlse, true);
+    amkl::attention_forward(in, opt, o);
+  }
+  CK(cudaDeviceSynchronize());
+  std::vector<uint8_t> gpu_out(size_t(out_elems) * osz);
+  std::vector<float> gpu_lse(static_cast<size_t>(lse_elems));
+  CK(cudaMemcpy(gpu_out.data(), dout, gpu_out.size(), cudaMemcpyDeviceToHost));
+  if (lse_elems) CK(cudaMemcpy(gpu_lse.data(), dlse, gpu_lse.size() * 4, cudaMemcpyDeviceToHost));
+  for (void* p : {dq, dk, dv, dout, dlse, dcuq, dcuk, duq, duk, dmap}) cudaFree(p);
+
+  auto val = [&](const std::vector<uint8_t>& buf, int64_t i) -> double {
+    if (c.out_f32) {
+      float f;
+      std::memcpy(&f, buf.data() + i * 4, 4);
+      return f;
+    }
+    uint16_t u;
+    std::memcpy(&u, buf.data() + i * 2, 2);
+    return from_bits(u, dt);
+  };
+  // Every element of out (rows outside the sequences must be 0 like the oracle's) and of lse.
+  double err_gpu = 0, err_emul = 0;
+  int64_t bad_rows = 0, checked = 0;
+  for (int64_t idx = 0; idx < out_elems; ++idx) {
+    const double r = ref_out[size_t(idx)];
+    const double g = val(gpu_out, idx), e = val(emul_out, idx);
+    if (!std::isfinite(g)) {
+      if (bad_rows++ < 3) ADD_FAILURE() << "non-finite out at flat index " << idx;
+      err_gpu = INFINITY;
+    } else {
+      err_gpu = std::max(err_gpu, std::fabs(g - r));
+    }
+    err_emul = std::max(err_emul, std::fabs(e - r));
+    ++checked;
+  }
+  int lse_fail = 0;
+  for (int64_t li = 0; li < lse_elems; ++li) {
+    const double r = ref_lse32[size_t(li)], g = gpu_lse[size_t(li)], e = emul_lse[size_t(li)];
+    bool ok;
+    if (std::isinf(r)) {
+      ok = std::isinf(g) && g < 0;
+    } else {
+      ok = std::fabs(g - r) <= 2 * std::fabs(e - r) + 1e-4 + 1e-5 * std::fabs(r);
+    }
+    if (!ok && lse_fail++ < 3) {
+      ADD_FAILURE() << "lse at flat index " << li << ": gpu " << g << " ref " << r << " emul "
+                    << e;
+    }
+  }
+  EXPECT_EQ(lse_fail, 0);
+  EXPECT_EQ(bad_rows, 0) << "non-finite values in the GPU output";
+  EXPECT_LE(err_gpu, 2 * err_emul + 1e-5)
+      << c.name << ": max|gpu-ref64| " << err_gpu << " vs max|emul-ref64| " << err_emul
+      << " over " << checked << " values";
+  RecordProperty("err_gpu", std::to_string(err_gpu));
+  RecordProperty("err_emul", std::to_string(err_emul));
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> v;
+  const Activation acts[] = {
+      Activation::Raw,        Activation::Gelu,      Activation::GeluApprox,
+      Activation::FastGelu,   Activation::LeakyRelu, Activation::Relu,
+      Activation::FastGeluBf16, Activation::Silu,    Activation::FastSilu,
+      Activation::Hardswish,  Activation::ReluSquare, Activation::GeluTaylor,
+      Activation::Softmax};
+  for (DType dt : {DType::BFloat16, DType::Float16}) {
+    for (int d : {64, 128}) {
+      for (Activation a : acts) {
+        if (dt == DType::Float16 && a == Activation::FastGeluBf16) continue;
+        Case c;
+        c.dtype = dt;
+        c.d = c.dv = d;
+        c.act = a;
+        c.lq = {129, 65};
+        c.lk = {129, 200};
+        c.out_f32 = !(dt == DType::BFloat16 && d == 64);  // one sweep with a bf16 output
+        c.name = std::string(dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" + std::to_string(d) +
+                 "_" + amkl::activation_name(a);
+        v.push_back(c);
+      }
+    }
+  }
+  // Head dims (192, 128): both policies, masks, jagged, GQA, both dtypes.
+  for (DType dt : {DType::BFloat16, DType::Float16}) {
+    for (std::pair<int, int> dd : {std::make_pair(192, 128)}) {
+      for (Activation a : {Activation::Softmax, Activation::FastGelu, Activation::Silu}) {
+        Case c;
+        c.dtype = dt;
+        c.d = dd.first;
+        c.dv = dd.second;
+        c.act = a;
+        c.lq = {1, 63, 65, 129, 300};
+        c.lk = {200, 129, 0, 81, 300};
+        c.q_jagged = c.k_jagged = true;
+        c.causal = a == Activation::Silu;
+        c.name = std::string(dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" +
+                 std::to_string(dd.first) + "_" + std::to_string(dd.second) + "_" +
+                 amkl::activation_name(a);
+        v.push_back(c);
+      }
+      Case c;
+      c.dtype = dt;
+      c.d = dd.first;
+      c.dv = dd.second;
+      c.H = 4;
+      c.Hkv = 2;
+      c.lq = {130, 257};
+      c.lk = {260, 190};
+      c.wl = 40;
+      c.wr = 8;
+      c.name = std::string(dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" +
+               std::to_string(dd.first) + "_" + std::to_string(dd.second) + "_gqa_window";
+      v.push_back(c);
+    }
+  }
+  // Masks x Lq != Lk x both policies.
+  struct M {
+    const char* n;
+    bool causal;
+    int64_t wl, wr;
+    amkl::MaskAlign al;
+  };
+  const M masks[] = {{"causal", true, -1, -1, amkl::MaskAlign::BottomRight},
+                     {"win_32_16", false, 32, 16, amkl::MaskAlign::BottomRight},
+                     {"win_100_0", false, 100, 0, amkl::MaskAlign::BottomRight},
+                     {"win_left_only_70", false, 70, -1, amkl::MaskAlign::BottomRight},
+                     {"causal_topleft", true, -1, -1, amkl::MaskAlign::TopLeft},
+                     {"sym_win_64_topleft", false, 64, 64, amkl::MaskAlign::TopLeft}};
+  const std::pair<std::vector<int>, std::vector<int>> lens[] = {
+      {{65, 1000, 1}, {1000, 63, 129}}, {{127, 0}, {127, 300}}, {{300}, {0}}};
+  for (const M& m : masks) {
+    for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+      for (size_t li = 0; li < 3; ++li) {
+        Case c;
+        c.act = a;
+        c.causal = m.causal;
+        c.wl = m.wl;
+        c.wr = m.wr;
+        c.align = m.al;
+        c.lq = lens[li].first;
+        c.lk = lens[li].second;
+        c.out_f32 = a == Activation::Softmax;
+        c.name = std::string(m.n) + "_" + amkl::activation_name(a) + "_lens" + std::to_string(li);
+        v.push_back(c);
+      }
+    }
+  }
+  // Jagged sides, ragged lengths.
+  const std::vector<int> rag = {0, 1, 63, 65, 127, 129, 1000};
+  std::vector<int> rag_k = rag;
+  std::reverse(rag_k.begin(), rag_k.end());
+  for (int d : {64, 128}) {
+    for (Activation a : {Activation::Softmax, Activation::FastGelu, Activation::Relu}) {
+      for (int mode = 0; mode < 4; ++mode) {
+        Case c;
+        c.d = c.dv = d;
+        c.act = a;
+        c.lq = rag;
+        c.lk = rag_k;
+        c.q_jagged = mode != 1;
+        c.k_jagged = mode == 1 || mode == 2;
+        c.seqused_q = mode == 3;
+        c.seqused_k = mode == 3;
+        c.causal = (mode == 2);
+        c.name = "jagged_d" + std::to_string(d) + "_" + amkl::activation_name(a) + "_mode" +
+                 std::to_string(mode);
+        v.push_back(c);
+      }
+    }
+  }
+  // GQA ratios.
+  for (int r : {1, 2, 4, 8}) {
+    for (Activation a : {Activation::Softmax, Activation::Silu}) {
+      Case c;
+      c.H = 8;
+      c.Hkv = 8 / r;
+      c.act = a;
+      c.lq = {200, 77};
+      c.lk = {333, 129};
+      c.causal = r == 4;
+      c.name = "gqa_" + std::to_string(r) + "_" + amkl::activation_name(a);
+      v.push_back(c);
+    }
+  }
+  // q_to_kv (ad-to-request), broadcast q, strided rows, softcap, scales, float32 out.
+  {
+    Case c;
+    c.act = Activation::FastGelu;
+    c.lq = {100, 300, 5, 129};
+    c.lk = {257, 64};
+    c.q_jagged = true;
+    c.k_jagged = true;
+    c.q_to_kv = {1, 0, 1, 0};
+    c.name = "q_to_kv_jagged";
+    v.push_back(c);
+    c.act = Activation::Softmax;
+    c.q_jagged = false;
+    c.k_jagged = false;
+    c.name = "q_to_kv_dense_softmax";
+    v.push_back(c);
+  }
+  {
+    Case c;
+    c.act = Activation::FastGelu;
+    c.lq = {150};
+    c.lk = {256, 100, 300};
+    c.broadcast_q = true;
+    c.dense_lq = 150;
+    c.name = "broadcast_q";
+    v.push_back(c);
+  }
+  for (int d : {64, 128}) {
+    Case c;
+    c.d = c.dv = d;
+    c.q_row_pad = 24;
+    c.H = 3;
+    c.Hkv = 3;
+    c.lq = {130, 257};
+    c.lk = {260, 190};
+    c.act = Activation::Softmax;
+    c.softcap = 15.f;
+    c.name = "strided_softcap_d" + std::to_string(d);
+    v.push_back(c);
+    c.softcap = 0.f;
+    c.act = Activation::Gelu;
+    c.scale = 0.3f;
+    c.out_scale = 0.25f;
+    c.out_f32 = true;
+    c.name = "strided_scales_f32out_d" + std::to_string(d);
+    v.push_back(c);
+  }
+  {
+    Case c;  // fp16 masks + jagged
+    c.dtype = DType::Float16;
+    c.act = Activation::Softmax;
+    c.lq = rag;
+    c.lk = rag_k;
+    c.q_jagged = c.k_jagged = true;
+    c.wl = 50;
+    c.wr = 10;
+    c.name = "fp16_jagged_window";
+    v.push_back(c);
+  }
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90, GpuFwd, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+TEST(GpuFwdErrors, UnsupportedHeadDimThrowsNotSupported) {
+  if (!amkl::gpu_supported(0)) GTEST_SKIP() << "no Hopper GPU";
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 1 << 20), cudaSuccess);
+  const amkl::Device dev{amkl::DeviceType::CUDA, 0};
+  amkl::AttentionInputs in;
+  in.q = amkl::TensorRef::make(p, DType::BFloat16, {1, 16, 1, 96}, {}, dev);
+  in.k = in.q;
+  in.v = in.q;
+  amkl::AttentionForwardOutputs o;
+  o.out = in.q;
+  amkl::AttentionOptions opt;
+  opt.activation = Activation::FastGelu;
+  try {
+    amkl::attention_forward(in, opt, o);
+    ADD_FAILURE() << "expected amkl::Error";
+  } catch (const amkl::Error& e) {
+    EXPECT_EQ(e.kind(), amkl::ErrorKind::NotSupported);
+    EXPECT_NE(std::string(e.what()).find("d=96"), std::string::npos) << e.what();
+  }
+  cudaFree(p);
+}
+
+}  // namespace
