@@ -20,7 +20,23 @@ def dtype() -> torch.dtype:
     return torch.bfloat16 if on_gpu() else torch.float64
 
 
-def randn(*shape, requires_grad=False, dtype_=None, std=1.0):
+# The smallest head dim the Hopper kernels are built for. The tests are written with tiny
+# head dims (fast on the CPU, float64 gradcheck); on the GPU, randn widens a head dim below
+# it to it, so the same tests run real kernels instead of skipping as "not built".
+GPU_MIN_HEAD_DIM = 64
+
+
+def head_dim(d: int) -> int:
+    """A test's head dim d on the CPU; at least GPU_MIN_HEAD_DIM on the GPU."""
+    return max(d, GPU_MIN_HEAD_DIM) if on_gpu() else d
+
+
+def randn(*shape, requires_grad=False, dtype_=None, std=1.0, widen=True):
+    """Random float64 values cast to the test dtype on the test device. With widen (the
+    default) the last dim is a head dim: see GPU_MIN_HEAD_DIM; pass widen=False for other
+    tensors (module inputs, pre-sliced storage)."""
+    if widen and on_gpu() and len(shape) >= 3 and shape[-1] < GPU_MIN_HEAD_DIM:
+        shape = (*shape[:-1], GPU_MIN_HEAD_DIM)
     t = (std * torch.randn(*shape, dtype=torch.float64)).to(device=DEVICE, dtype=dtype_ or dtype())
     return t.requires_grad_(requires_grad)
 
@@ -66,7 +82,9 @@ def emulated_forward(q, k, v, **kw):
     """amkl's CPU backend on bf16 copies of the inputs with bf16 rounding emulation (the
     error a correct bf16 GPU kernel is allowed), as float64 (out, lse)."""
     from amkl._ops import attention_forward
-    cpu = {key: (val.cpu() if isinstance(val, torch.Tensor) else val) for key, val in kw.items()}
+    # The raw op takes int32 index tensors (amkl.attention converts int64 ones before it).
+    cpu = {key: (val.cpu().int() if val.dtype == torch.int64 else val.cpu())
+           if isinstance(val, torch.Tensor) else val for key, val in kw.items()}
     out, lse = attention_forward(q.detach().cpu(), k.detach().cpu(), v.detach().cpu(),
                                  emulate=1, **cpu)
     return out.double(), lse.double()

@@ -65,10 +65,11 @@ def test_int64_offsets_are_accepted():
 
 def test_strided_and_broadcast_inputs():
     # A non-contiguous q (a slice of a wider tensor) and a k/v broadcast over the batch.
-    wide = randn(2, 6, 2, 24)
-    q = wide[..., 4:20]
-    k = randn(1, 9, 2, 16).expand(2, 9, 2, 16)
-    v = randn(1, 9, 2, 16).expand(2, 9, 2, 16)
+    d = helpers.head_dim(16)
+    wide = randn(2, 6, 2, d + 8, widen=False)
+    q = wide[..., 4:4 + d]
+    k = randn(1, 9, 2, d).expand(2, 9, 2, d)
+    v = randn(1, 9, 2, d).expand(2, 9, 2, d)
     assert not q.is_contiguous() and k.stride(0) == 0
     check_attention(q, k, v)
     check_attention(q, k, v, activation="fast_gelu")

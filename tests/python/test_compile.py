@@ -9,10 +9,10 @@ from helpers import randn
 
 
 class TinyModel(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, dim):
         super().__init__()
-        self.attn = amkl.nn.Attention(16, 2, causal=True)
-        self.gdpa = amkl.nn.GDPA(16, 2, activation="gelu", window_size=2)
+        self.attn = amkl.nn.Attention(dim, 2, causal=True)
+        self.gdpa = amkl.nn.GDPA(dim, 2, activation="gelu", window_size=2)
 
     def forward(self, x):
         x = x + self.attn(x)
@@ -21,8 +21,9 @@ class TinyModel(torch.nn.Module):
 
 def test_compile_fullgraph_forward_and_backward():
     torch.manual_seed(0)
-    model = TinyModel().to(device=helpers.DEVICE, dtype=helpers.dtype())
-    x = randn(2, 5, 16)
+    dim = 2 * helpers.head_dim(8)
+    model = TinyModel(dim).to(device=helpers.DEVICE, dtype=helpers.dtype())
+    x = randn(2, 5, dim, widen=False)
     with helpers.unsupported_on_gpu_skips():
         eager_out = model(x)
         eager_out.square().sum().backward()

@@ -72,7 +72,7 @@ def test_gdpa(activation):
 
 def test_gdpa_fused_qkv_and_kv():
     lens = [5, 3]
-    qkv = randn(8, 2, 48)
+    qkv = randn(8, 2, 3 * helpers.head_dim(16), widen=False)
     q, k, v = qkv.chunk(3, dim=-1)
     with helpers.unsupported_on_gpu_skips():
         fused = amkl.generalized_dot_product_attention(qkv, None, None, offsets(lens), None, 5, 5,
@@ -107,7 +107,7 @@ def test_gdpa_broadcast_q_and_output_offset():
         placed = amkl.generalized_dot_product_attention(
             q, k, v, offsets([t_q]), offsets(lk), t_q, 6, broadcast_q=True, activation="gelu",
             output_offset=rev)
-    assert out.shape == (3 * t_q, 2, 16)
+    assert out.shape == (3 * t_q, 2, helpers.head_dim(16))
     q3 = q.repeat(3, 1, 1)
     ref = _gdpa_ref(q3, k, v, [t_q] * 3, lk, "gelu")
     _compare(out, ref)
@@ -129,27 +129,29 @@ def test_gdpa_output_offset_jagged():
 
 def test_attention_module_dense_jagged_nested():
     torch.manual_seed(0)
-    module = amkl.nn.Attention(32, 4, 2, causal=True).to(device=helpers.DEVICE, dtype=helpers.dtype())
-    x = randn(2, 6, 32)
+    dim = 4 * helpers.head_dim(8)
+    module = amkl.nn.Attention(dim, 4, 2, causal=True).to(device=helpers.DEVICE, dtype=helpers.dtype())
+    x = randn(2, 6, dim, widen=False)
     with helpers.unsupported_on_gpu_skips():
         dense = module(x)
         packed = module(x.flatten(0, 1), cu_seqlens_q=offsets([6, 6]), max_seqlen_q=6)
         nested = module(torch.nested.nested_tensor(list(x), layout=torch.jagged))
-    assert dense.shape == (2, 6, 32)
+    assert dense.shape == (2, 6, dim)
     _compare(packed, dense.flatten(0, 1))
     _compare(nested.values(), dense.flatten(0, 1))
 
 
 def test_gdpa_module_cross_attention_matches_math():
     torch.manual_seed(0)
-    module = amkl.nn.GDPA(16, 2, kv_dim=8, activation="gelu", out_scale=0.5, window_size=3,
+    d = helpers.head_dim(8)
+    module = amkl.nn.GDPA(2 * d, 2, kv_dim=8, activation="gelu", out_scale=0.5, window_size=3,
                           bias=False).to(device=helpers.DEVICE, dtype=helpers.dtype())
-    x, ctx = randn(3, 5, 16), randn(3, 7, 8)
+    x, ctx = randn(3, 5, 2 * d, widen=False), randn(3, 7, 8, widen=False)
     with helpers.unsupported_on_gpu_skips():
         out = module(x, ctx)
-    q = module.q_proj(x).unflatten(-1, (2, 8))
-    k = module.k_proj(ctx).unflatten(-1, (2, 8))
-    v = module.v_proj(ctx).unflatten(-1, (2, 8))
+    q = module.q_proj(x).unflatten(-1, (2, d))
+    k = module.k_proj(ctx).unflatten(-1, (2, d))
+    v = module.v_proj(ctx).unflatten(-1, (2, d))
     attn, _ = reference.attention(q, k, v, activation="gelu", scale=1.0, out_scale=0.5,
                                   window=(3, 3), mask_align="top_left")
     expected = module.out_proj(attn.to(device=helpers.DEVICE, dtype=helpers.dtype()).flatten(-2))
