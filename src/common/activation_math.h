@@ -10,6 +10,10 @@
 #include "amkl/activation.h"
 #include "common/hd.h"
 
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#endif
+
 namespace amkl::detail {
 
 namespace act_const {
@@ -158,5 +162,80 @@ AMKL_HD T activation_derivative(Activation a, T x) {
   }
   return T(1);
 }
+
+#if defined(__CUDACC__)
+/// 2^x with one MUFU.EX2 (ex2.approx.ftz: results below 2^-126 flush to 0). The plain exp2f
+/// of a build without fast math adds a compare and two predicated multiplies per call to
+/// keep denormal results, which costs about 3 instructions per attention score.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+/// x / y as x * rcp.approx.ftz(y); y = inf gives 0 (the limit every use here wants).
+__device__ __forceinline__ float fast_div(float x, float y) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+  return x * r;
+}
+
+/// f(x) in the GPU's fast forms: the same functions as activation_forward up to a few f32 ulp
+/// (far below the bf16/fp16 rounding of P), written with the hardware's ex2/rcp/tanh so that the
+/// per-element cost stays near fast_gelu's. The kernels evaluate these; the CPU oracle evaluates
+/// activation_forward.
+template <Activation kAct>
+__device__ __forceinline__ float activation_forward_fast(float x) {
+  using namespace act_const;
+  constexpr float kLog2e = 1.4426950408889634f;
+  if constexpr (kAct == Activation::Gelu) {
+    // erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): erf(z) = 1 - q(t) exp(-z^2),
+    // t = 1 / (1 + p z), z = |x| / sqrt(2) >= 0; one rcp and one ex2 instead of erff's
+    // longer polynomial pair.
+    const float z = fabsf(x) * float(kInvSqrt2);
+    const float t = fast_div(1.f, fmaf(0.3275911f, z, 1.f));
+    const float q =
+        t * fmaf(t, fmaf(t, fmaf(t, fmaf(t, 1.061405429f, -1.453152027f), 1.421413741f),
+                         -0.284496736f),
+                 0.254829592f);
+    const float e = fast_exp2(-kLog2e * z * z);
+    const float erf_abs = fmaf(-q, e, 1.f);
+    const float h = 0.5f * x;
+    return fmaf(h, copysignf(erf_abs, x), h);
+  } else if constexpr (kAct == Activation::GeluApprox) {
+    // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) x (1 + 0.044715 x^2); for very
+    // negative x the denominator is inf and the quotient its limit 0.
+    constexpr float k1 = float(-2.0 * 1.4426950408889634 * kSqrt2OverPi);
+    constexpr float k3 = float(-2.0 * 1.4426950408889634 * kSqrt2OverPi * kGeluCubic);
+    const float e = fast_exp2(x * fmaf(k3, x * x, k1));
+    return fast_div(x, 1.f + e);
+  } else if constexpr (kAct == Activation::Silu || kAct == Activation::FastSilu) {
+    // x sigmoid(x) = x / (1 + exp(-x)); an inf denominator gives the limit 0.
+    return fast_div(x, 1.f + fast_exp2(-kLog2e * x));
+  } else if constexpr (kAct == Activation::Hardswish) {
+    const float c = fminf(fmaxf(x + 3.f, 0.f), 6.f);
+    return x * c * (1.f / 6.f);
+  } else {
+    return activation_forward<float>(kAct, x);
+  }
+}
+
+/// fast_gelu_bf16 on two values at once: the bf16 roundings of its definition done as packed
+/// conversions (cvt.rn.bf16x2.f32), the tanh as one tanh.approx.bf16x2 for both.
+__device__ __forceinline__ void fast_gelu_bf16_pair(float& x0, float& x1) {
+  using namespace act_const;
+  const __nv_bfloat162 xb = __floats2bfloat162_rn(x0, x1);
+  const float a0 = __low2float(xb), a1 = __high2float(xb);
+  const float c = float(kBf16SqrtTwoOverPi), g = float(kGeluCubic);
+  const __nv_bfloat162 u =
+      __floats2bfloat162_rn(c * a0 * fmaf(g, a0 * a0, 1.f), c * a1 * fmaf(g, a1 * a1, 1.f));
+  uint32_t ub = *reinterpret_cast<const uint32_t*>(&u), tb;
+  asm("tanh.approx.bf16x2 %0, %1;" : "=r"(tb) : "r"(ub));
+  const __nv_bfloat162 t = *reinterpret_cast<const __nv_bfloat162*>(&tb);
+  const __nv_bfloat162 r = __floats2bfloat162_rn(a0 * 0.5f * (1.f + __low2float(t)),
+                                                 a1 * 0.5f * (1.f + __high2float(t)));
+  x0 = __low2float(r);
+  x1 = __high2float(r);
+}
+#endif
 
 }  // namespace amkl::detail

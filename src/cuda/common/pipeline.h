@@ -14,12 +14,14 @@ namespace amkl::cuda {
 /// Position in a ring of kStages stages: the stage index and the parity of the round.
 template <int kStages>
 struct RingState {
-  int index = 0;
-  uint32_t phase = 0;
+  int index_ = 0;
+  uint32_t phase_ = 0;
+  __device__ __forceinline__ int index() const { return index_; }
+  __device__ __forceinline__ uint32_t phase() const { return phase_; }
   __device__ __forceinline__ void advance() {
-    if (++index == kStages) {
-      index = 0;
-      phase ^= 1u;
+    if (++index_ == kStages) {
+      index_ = 0;
+      phase_ ^= 1u;
     }
   }
 };
@@ -40,19 +42,19 @@ struct RingBarriers {
   }
   // Producer side.
   __device__ __forceinline__ void producer_acquire(RingState<kStages> st) {
-    empty[st.index].wait(st.phase ^ 1u);
+    empty[st.index()].wait(st.phase() ^ 1u);
   }
   /// Arms the full barrier for `bytes`; returns the barrier the TMA copy must signal.
   __device__ __forceinline__ uint64_t& producer_expect(RingState<kStages> st, uint32_t bytes) {
-    full[st.index].arrive_and_expect_tx(bytes);
-    return reinterpret_cast<uint64_t&>(full[st.index]);
+    full[st.index()].arrive_and_expect_tx(bytes);
+    return reinterpret_cast<uint64_t&>(full[st.index()]);
   }
   // Consumer side.
   __device__ __forceinline__ void consumer_wait(RingState<kStages> st) {
-    full[st.index].wait(st.phase);
+    full[st.index()].wait(st.phase());
   }
   __device__ __forceinline__ void consumer_release(RingState<kStages> st) {
-    empty[st.index].arrive();
+    empty[st.index()].arrive();
   }
 };
 

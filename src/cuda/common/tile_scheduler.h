@@ -1,7 +1,7 @@
 // Persistent tile scheduler. A grid of G CTAs (at most one per SM) takes tiles dynamically:
 // CTA i starts with tile i, then each next tile is G + atomicAdd(counter, 1), fetched by the
-// producer thread when it has issued every load of its current tile and handed to the
-// consumers through a 2-slot smem mailbox (TileMailbox). Dynamic assignment keeps the tail
+// producer thread one tile ahead (the atomic's round trip overlaps the current tile's loads)
+// and handed, decoded, to the consumers through a smem mailbox (TileMailbox). Dynamic assignment keeps the tail
 // at most about one tile long when tiles differ in cost (causal masks, jagged lengths); a
 // static stride left a 20-35% imbalance (bench/NOTES.md).
 //
@@ -17,6 +17,8 @@
 
 namespace amkl::cuda {
 
+/// Tile indices are 32-bit (the launch checks that the tile count fits): the decode's
+/// divisions stay cheap on the producer's path.
 struct TileScheduler {
   int num_m_blocks = 0, heads = 0, batches = 0;
   bool reverse_m = false;
@@ -24,23 +26,28 @@ struct TileScheduler {
   __host__ __device__ __forceinline__ int64_t total() const {
     return int64_t(num_m_blocks) * heads * batches;
   }
-  __device__ __forceinline__ void decode(int64_t t, int& m, int& h, int& b) const {
-    m = int(t % num_m_blocks);
-    const int64_t hb = t / num_m_blocks;
-    h = int(hb % heads);
-    b = int(hb / heads);
+  __device__ __forceinline__ void decode(int t, int& m, int& h, int& b) const {
+    m = t % num_m_blocks;
+    const int hb = t / num_m_blocks;
+    h = hb % heads;
+    b = hb / heads;
     if (reverse_m) m = num_m_blocks - 1 - m;
   }
 };
 
-/// The producer's hand-off of tile indices to the consumer warpgroups (two slots).
+/// The producer's hand-off of decoded tiles to the consumer warpgroups: a ring of kSlots
+/// entries of type Info. The producer fills a slot and arrives on `full`; every consumer thread
+/// arrives on `empty` when it is done with the tile (after its epilogue), so the consumers can
+/// peek at the next tile while they finish the current one.
+template <class Info, int kSlots>
 struct TileMailbox {
-  int64_t tile[2];
-  cutlass::arch::ClusterBarrier full[2];
-  cutlass::arch::ClusterBarrier empty[2];
+  static constexpr int kNumSlots = kSlots;
+  Info info[kSlots];
+  cutlass::arch::ClusterBarrier full[kSlots];
+  cutlass::arch::ClusterBarrier empty[kSlots];
 
   __device__ __forceinline__ void init(uint32_t consumers) {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < kSlots; ++i) {
       full[i].init(1);
       empty[i].init(consumers);
     }

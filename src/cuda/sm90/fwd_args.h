@@ -30,7 +30,7 @@ struct FwdArgs {
   float scale_log2 = 1.f;  // softmax without softcap: scale * log2(e)
   float out_scale = 1.f;
   float softcap = 0.f;
-  int window_left = -1, window_right = -1;
+  int64_t window_left = -1, window_right = -1;
   bool bottom_right = true;
   int num_m_blocks = 0;  // query tiles per (sequence, head)
   bool reverse_m = false;  // causal: heaviest tiles (last rows) first

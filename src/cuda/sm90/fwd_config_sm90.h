@@ -16,6 +16,7 @@
 
 #include "cuda/common/pipeline.h"
 #include "cuda/common/tile_scheduler.h"
+#include "cuda/sm90/fwd_tile.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -28,7 +29,6 @@ struct FwdConfig {
   static constexpr int kHeadDimV = kHeadDimV_;
   static constexpr int kBlockM = 128;  // two consumer warpgroups x 64 rows
   static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
-  static constexpr int kStages = 2;
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpgroups;
   static constexpr int kThreads = 128 + kConsumerThreads;  // producer warpgroup + consumers
@@ -37,7 +37,6 @@ struct FwdConfig {
   using BN = Int<kBlockN>;
   using D = Int<kHeadDim>;
   using DV = Int<kHeadDimV>;
-  using S = Int<kStages>;
 
   // S = Q K^T: both operands from smem, K-major. O = P V: P from registers, V^T MN-major.
   using TiledMmaQK = decltype(make_tiled_mma(
@@ -50,14 +49,29 @@ struct FwdConfig {
 
   using SmemAtom = GMMA::Layout_K_SW128_Atom<Element>;  // rows of 64 elements (128 B)
   static_assert(kHeadDim % 64 == 0 && kHeadDimV % 64 == 0, "head dims must be multiples of 64");
-  using SmemLayoutQ = decltype(tile_to_shape(SmemAtom{}, Shape<BM, D>{}));
+  using SmemLayoutQStage = decltype(tile_to_shape(SmemAtom{}, Shape<BM, D>{}));
   using SmemLayoutKStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D>{}));
   using SmemLayoutVStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV>{}));
-  using SmemLayoutK = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D, S>{}));
-  using SmemLayoutV = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV, S>{}));
+  // Stage counts within the smem budget, in the order they pay off: a second Q buffer (the
+  // next tile's Q loads during this tile), a third K stage (the next tile's first S is issued
+  // at the end of this one, so its K is needed a block earlier than its V), a third V stage.
+  static constexpr uint32_t kBytesQ = kBlockM * kHeadDim * sizeof(Element);  // one stage
+  static constexpr uint32_t kBytesK = kBlockN * kHeadDim * sizeof(Element);
+  static constexpr uint32_t kBytesV = kBlockN * kHeadDimV * sizeof(Element);
+  static constexpr uint32_t kSmemBudget = 224 * 1024;  // of 227 KB; the rest: barriers, mailbox
+  static constexpr int kQStages =
+      2 * kBytesQ + 2 * kBytesK + 2 * kBytesV <= kSmemBudget ? 2 : 1;
+  static constexpr int kStagesK =
+      kQStages * kBytesQ + 3 * kBytesK + 2 * kBytesV <= kSmemBudget ? 3 : 2;
+  static constexpr int kStagesV =
+      kQStages * kBytesQ + kStagesK * kBytesK + 3 * kBytesV <= kSmemBudget ? 3
+                                                                                          : 2;
+  using SmemLayoutQ = decltype(tile_to_shape(SmemAtom{}, Shape<BM, D, Int<kQStages>>{}));
+  using SmemLayoutK = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D, Int<kStagesK>>{}));
+  using SmemLayoutV = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV, Int<kStagesV>>{}));
   // V seen as (d_v, n, stage): the same bytes, transposed, for the MN-major B operand.
   using SmemLayoutVt = decltype(composition(
-      SmemLayoutV{}, make_ordered_layout(Shape<DV, BN, S>{}, Step<_2, _1, _3>{})));
+      SmemLayoutV{}, make_ordered_layout(Shape<DV, BN, Int<kStagesV>>{}, Step<_2, _1, _3>{})));
 
   // Global tensors as TMA sees them: (rows, dim, heads, batch), 64-bit strides.
   using GmemShape = Shape<int32_t, int32_t, int32_t, int32_t>;
@@ -65,25 +79,20 @@ struct FwdConfig {
   using GmemTensor = decltype(make_tensor(make_gmem_ptr(static_cast<Element const*>(nullptr)),
                                           GmemShape{}, GmemStride{}));
   using TmaQ = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
-                                      SmemLayoutQ{}, Shape<BM, D>{}, _1{}));
+                                      SmemLayoutQStage{}, Shape<BM, D>{}, _1{}));
   using TmaK = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
                                       SmemLayoutKStage{}, Shape<BN, D>{}, _1{}));
   using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
                                       SmemLayoutVStage{}, Shape<BN, DV>{}, _1{}));
 
-  static constexpr uint32_t kBytesQ = kBlockM * kHeadDim * sizeof(Element);
-  static constexpr uint32_t kBytesK = kBlockN * kHeadDim * sizeof(Element);
-  static constexpr uint32_t kBytesV = kBlockN * kHeadDimV * sizeof(Element);
-
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
     cute::array_aligned<Element, cosize_v<SmemLayoutV>, 1024> v;
-    cutlass::arch::ClusterTransactionBarrier bar_q;        // Q landed
-    cutlass::arch::ClusterBarrier bar_q_empty;             // consumers done reading Q
-    RingBarriers<kStages> ring_k;
-    RingBarriers<kStages> ring_v;
-    TileMailbox tiles;
+    RingBarriers<kQStages> ring_q;  // Q landed / consumers done reading Q
+    RingBarriers<kStagesK> ring_k;
+    RingBarriers<kStagesV> ring_v;
+    TileMailbox<TileInfo, 4> tiles;
   };
   static constexpr int kSmemBytes = int(sizeof(SharedStorage));
 };

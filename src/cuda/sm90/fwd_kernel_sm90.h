@@ -2,16 +2,18 @@
 //
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
 // one head of one query sequence).
-//   warpgroup 0, one thread: the producer. Per tile it TMA-loads Q (once the consumers have
-//     released the previous tile's Q) and the K and V tiles of every key block the mask
-//     allows into kStages rings (RingBarriers); the ring runs on across tiles, so short-KV
-//     tiles do not drain the pipeline.
+//   warpgroup 0, one thread: the producer. It fetches the next tile index one tile ahead,
+//     decodes each tile once (TileInfo) and posts it to the consumers through a smem mailbox,
+//     then TMA-loads Q into a (double-buffered where smem allows) Q ring and the K and V tiles
+//     of every key block the mask allows into their rings; the rings run on across tiles.
 //   warpgroups 1..2: the consumers, 64 query rows each, taking turns on the tensor cores
 //     (ping-pong through two named barriers). Per key block n: issue S(n) = Q K(n)^T
 //     (SS-WGMMA) and, right behind it, O += P(n-1) V(n-1) (RS-WGMMA, P from registers); wait for
-//     S(n) only; the score policy (softmax: online max/sum; pointwise: out_scale * f(scale*S),
-//     masked entries exactly 0) runs while the PV WGMMA is in flight; then wait for PV,
-//     rescale O (softmax), convert P to bf16/fp16 in registers. Epilogue: predicated stores.
+//     S(n) only; the score policy (softmax: online max/sum; pointwise: f(scale*S), masked
+//     entries exactly 0) runs while the PV WGMMA is in flight; then wait for PV, rescale O
+//     (softmax), convert P to bf16/fp16 in registers. The last P V of a tile is issued together
+//     with the next tile's first S, so the epilogue (normalize, out_scale, predicated stores)
+//     runs while the tensor cores already work on the next tile (specs/gdpa.md 5.4).
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -25,10 +27,10 @@
 
 #include "common/activation_math.h"
 #include "common/mask.h"
-#include "cuda/common/seqlen_info.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_args.h"
 #include "cuda/sm90/fwd_config_sm90.h"
+#include "cuda/sm90/fwd_tile.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -43,12 +45,16 @@ struct FwdParams {
   typename Cfg::GmemShape shape_q, shape_k, shape_v;
 };
 
-/// Issues one WGMMA batch C (+)= A * B over all k-blocks of A and B (not waited for).
-template <bool kZeroInit, class TiledMma, class TA, class TB, class TC>
-__device__ __forceinline__ void wgmma_issue(TiledMma& mma, TA const& a, TB const& b, TC& c) {
+/// Issues one WGMMA batch C = A * B (zero_init) or C += A * B over all k-blocks of A and B (not
+/// waited for). Zeroing through the WGMMA's scale-d rather than with register moves keeps
+/// ptxas from serializing the pipeline (no plain instruction defines an accumulator while
+/// another batch is in flight).
+template <class TiledMma, class TA, class TB, class TC>
+__device__ __forceinline__ void wgmma_issue(TiledMma& mma, TA const& a, TB const& b, TC& c,
+                                            bool zero_init) {
   warpgroup_fence_operand(c);
   warpgroup_arrive();
-  if constexpr (kZeroInit) mma.accumulate_ = GMMA::ScaleOut::Zero;
+  mma.accumulate_ = zero_init ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
   CUTE_UNROLL
   for (int k = 0; k < size<2>(a); ++k) {
     cute::gemm(mma, a(_, _, k), b(_, _, k), c);
@@ -64,6 +70,19 @@ __device__ __forceinline__ float quad_max(float x) {
 __device__ __forceinline__ float quad_sum(float x) {
   x += __shfl_xor_sync(0xffffffffu, x, 1);
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+/// Two floats as two 16-bit values of Element in one 32-bit word (one cvt.rn.*x2.f32).
+template <class Element>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  static_assert(sizeof(Element) == 2, "16-bit Element");
+  if constexpr (cute::is_same_v<Element, cutlass::bfloat16_t>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
 }
 
 /// P = S converted to the MMA input type two at a time (one cvt.rn.{bf16x2,f16x2}.f32 each).
@@ -85,78 +104,35 @@ __device__ __forceinline__ void convert_pairs(const FragS& s, FragP& p) {
   }
 }
 
-/// What a CTA needs to know about one tile, the same on the producer and consumer sides.
-struct TileWork {
-  int m_block = 0, h = 0, b = 0, m0 = 0;
-  int n_block_min = 0, n_block_max = 0;
-  int full_lo = 0, full_hi = 0;  // keys in [full_lo, full_hi) are allowed for every row
-  bool skip = true;              // no query row of this tile exists
-  __device__ __forceinline__ int n_blocks() const { return n_block_max - n_block_min; }
-};
-
-template <class Cfg>
-__device__ __forceinline__ TileWork tile_work(const FwdArgs& a, const TileScheduler& sched,
-                                              int64_t t, SeqlenInfo& seq,
-                                              detail::SeqMask& mask) {
-  constexpr int kBlockM = Cfg::kBlockM, kBlockN = Cfg::kBlockN;
-  TileWork w;
-  sched.decode(t, w.m_block, w.h, w.b);
-  seq = SeqlenInfo(a.q_side, a.kv_side, a.q_to_kv, w.b);
-  w.m0 = w.m_block * kBlockM;
-  if (w.m0 >= seq.len_q) return w;
-  w.skip = false;
-  mask = detail::SeqMask(seq.len_q, seq.len_k, a.bottom_right, a.window_left, a.window_right);
-  const int m_last = min(w.m0 + kBlockM, seq.len_q) - 1;
-  const int key_lo = int(mask.key_begin(w.m0));
-  const int key_hi = int(mask.key_end(m_last));
-  w.n_block_min = key_lo / kBlockN;
-  w.n_block_max = key_hi > key_lo ? (key_hi + kBlockN - 1) / kBlockN : w.n_block_min;
-  w.full_lo = int(mask.key_begin(m_last));
-  w.full_hi = int(mask.key_end(w.m0));
-  return w;
-}
-
-/// The pointwise activation with the GPU's fast forms where the shared definition's exact
-/// IEEE division or software rounding would dominate the cost (same values up to f32 rounding).
-template <Activation kAct>
-__device__ __forceinline__ float act_gpu(float x) {
-  if constexpr (kAct == Activation::Hardswish) {
-    const float c = fminf(fmaxf(x + 3.f, 0.f), 6.f);
-    return x * c * (1.f / 6.f);
-  } else if constexpr (kAct == Activation::Silu) {
-    // __fdividef: 2 ulp, and x / inf -> 0 for very negative x, as the limit wants.
-    return __fdividef(x, 1.f + expf(-x));
-  } else if constexpr (kAct == Activation::FastSilu) {
-    return __fdividef(x, 1.f + __expf(-x));
-  } else if constexpr (kAct == Activation::GeluApprox) {
-    // tanh(u) = 1 - 2 / (exp(2u) + 1): a few ulp of f32, far below P's bf16 rounding.
-    const float u = 0.7978845608f * x * (1.f + 0.044715f * x * x);
-    const float t = 1.f - 2.f * __fdividef(1.f, __expf(2.f * u) + 1.f);
-    return 0.5f * x * (1.f + t);
-  } else if constexpr (kAct == Activation::FastGeluBf16) {
-    // bf16 at every step as the definition says; cvt.rn.bf16 does the rounding in hardware.
-    auto r = [](float v) { return __bfloat162float(__float2bfloat16_rn(v)); };
-    const float xb = r(x);
-    const float u = r(0.796875f * xb * (1.0f + 0.044715f * xb * xb));
-    const float t = r(detail::act_fast_tanh(u));
-    return r(xb * 0.5f * (1.0f + t));
+/// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
+template <Activation kAct, class Frag>
+__device__ __forceinline__ void apply_act(Frag& s, float scale) {
+  if constexpr (kAct == Activation::FastGeluBf16) {
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); i += 2) {
+      float x0 = s(i) * scale, x1 = s(i + 1) * scale;
+      detail::fast_gelu_bf16_pair(x0, x1);
+      s(i) = x0;
+      s(i + 1) = x1;
+    }
   } else {
-    return detail::activation_forward<float>(kAct, x);
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); ++i) s(i) = detail::activation_forward_fast<kAct>(s(i) * scale);
   }
 }
 
-template <Activation kAct, class Frag>
-__device__ __forceinline__ void apply_act(Frag& s, float scale, float out_scale) {
-  CUTE_UNROLL
-  for (int i = 0; i < size(s); ++i) s(i) = out_scale * act_gpu<kAct>(s(i) * scale);
-}
-
 template <class Frag>
-__device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float scale,
-                                                 float out_scale) {
+__device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float scale) {
+#if defined(AMKL_SM90_SINGLE_ACTIVATION)
+  // Measurement builds only (bench/NOTES.md, the cost of choosing the activation at run time):
+  // every pointwise call evaluates this one activation, whatever `act` says.
+  (void)act;
+  apply_act<Activation::AMKL_SM90_SINGLE_ACTIVATION>(s, scale);
+  return;
+#endif
   switch (act) {
 #define AMKL_ACT_CASE(A) \
-  case Activation::A: apply_act<Activation::A>(s, scale, out_scale); break;
+  case Activation::A: apply_act<Activation::A>(s, scale); break;
     AMKL_ACT_CASE(Raw)
     AMKL_ACT_CASE(Gelu)
     AMKL_ACT_CASE(GeluApprox)
@@ -174,6 +150,25 @@ __device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float 
   }
 }
 
+/// The keys a thread's two accumulator rows may see, [lo, hi) each, clamped to [0, len_k] so
+/// that 32-bit compares suffice. Built only for the blocks that need a mask (from the tile info
+/// in smem), so that no registers hold it across the mainloop.
+struct RowKeys {
+  int lo[2], hi[2];
+
+  template <class FragC>
+  __device__ __forceinline__ RowKeys(const FwdArgs& a, const TileInfo& w, const FragC& coord) {
+    const detail::SeqMask mask = tile_mask(a, w);
+    CUTE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      const int row = w.m0 + int(get<0>(coord(2 * r)));  // fragment element 2r is on row r
+      lo[r] = clamp_key(mask.key_begin(row), w.len_k);
+      hi[r] = clamp_key(mask.key_end(row), w.len_k);
+    }
+  }
+  __device__ __forceinline__ bool allowed(int r, int j) const { return j >= lo[r] && j < hi[r]; }
+};
+
 /// The score policies on one S block, in registers. Softmax: scale (and softcap), mask to
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
@@ -186,18 +181,19 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  template <class FragS, class FragC>
-  __device__ __forceinline__ void apply(const FwdArgs& a, const detail::SeqMask& mask,
-                                        const TileWork& w, int n0, int block_n, FragS& s,
+  template <int kBlockN, class FragS, class FragC>
+  __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2]) {
-    const bool need_mask = n0 < w.full_lo || n0 + block_n > w.full_hi;
+    // Some key of the block is not allowed for some row of the tile.
+    const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
     factor[0] = factor[1] = 1.f;
     if (a.activation != Activation::Softmax) {
-      pointwise_scores(a.activation, s, a.scale, a.out_scale);
+      pointwise_scores(a.activation, s, a.scale);
       if (need_mask) {
+        const RowKeys keys(a, w, coord);
         CUTE_UNROLL
         for (int i = 0; i < size(s); ++i) {
-          if (!mask.allowed(w.m0 + int(get<0>(coord(i))), n0 + int(get<1>(coord(i))))) s(i) = 0.f;
+          if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = 0.f;
         }
       }
       return;
@@ -212,10 +208,10 @@ struct ScorePolicy {
       sl2 = 1.f;
     }
     if (need_mask) {
+      const RowKeys keys(a, w, coord);
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
-        if (!mask.allowed(w.m0 + int(get<0>(coord(i))), n0 + int(get<1>(coord(i)))))
-          s(i) = -INFINITY;
+        if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = -INFINITY;
       }
     }
     float bmax[2] = {-INFINITY, -INFINITY};
@@ -227,38 +223,103 @@ struct ScorePolicy {
       // row_max is kept in log2 units; sl2 > 0, so the max commutes with the scaling.
       const float new_max = fmaxf(row_max[r], quad_max(bmax[r]) * sl2);
       m_use[r] = new_max == -INFINITY ? 0.f : new_max;
-      factor[r] = exp2f(row_max[r] - m_use[r]);  // 0 while the row had no key
+      factor[r] = detail::fast_exp2(row_max[r] - m_use[r]);  // 0 while the row had no key
       row_max[r] = new_max;
       row_sum[r] *= factor[r];
     }
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
-      const float p = exp2f(fmaf(s(i), sl2, -m_use[(i >> 1) & 1]));
+      const float p = detail::fast_exp2(fmaf(s(i), sl2, -m_use[(i >> 1) & 1]));
       row_sum[(i >> 1) & 1] += p;
       s(i) = p;
     }
   }
 };
 
+/// The factor each of a thread's two rows of O is multiplied by (softmax: 1/sum; pointwise:
+/// out_scale) and, for softmax, writes the rows' LSE.
+template <class FragC>
+__device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo& w, bool softmax,
+                                               const ScorePolicy& pol, const FragC& coord,
+                                               int tid, float (&mul)[2]) {
+  mul[0] = mul[1] = w.has_blocks() ? a.out_scale : 0.f;  // no key block: O was never written
+  if (!softmax) return;
+  float lse[2];
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const float sum = quad_sum(pol.row_sum[r]);
+    mul[r] = sum > 0.f ? 1.f / sum : 0.f;
+    lse[r] = sum > 0.f ? pol.row_max[r] / ScorePolicy::kLog2e + logf(sum) : -INFINITY;
+  }
+  if (a.lse != nullptr && (tid % 4) == 0) {
+    CUTE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      const int row = int(get<0>(coord(2 * r)));
+      if (w.m0 + row < w.len_q) {
+        a.lse[int64_t(w.b) * a.lse_batch + int64_t(w.h) * a.lse_head +
+              int64_t(w.start_q + w.m0 + row) * a.lse_row] = lse[r];
+      }
+    }
+  }
+}
+
+/// O straight from the accumulators: predicated stores of column pairs.
+template <class Cfg, class FragO, class FragC>
+__device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo& w,
+                                               const FragO& o, const FragC& coord,
+                                               const float (&mul)[2]) {
+  using Element = typename Cfg::Element;
+  const int64_t row_base = int64_t(w.b) * a.o_batch + int64_t(w.start_q + w.m0) * a.o_row +
+                           int64_t(w.h) * a.o_head;
+  CUTE_UNROLL
+  for (int i = 0; i < size(o); i += 2) {
+    const int row = int(get<0>(coord(i)));
+    const int col = int(get<1>(coord(i)));
+    if (w.m0 + row >= w.len_q) continue;
+    const float v0 = o(i) * mul[(i >> 1) & 1], v1 = o(i + 1) * mul[(i >> 1) & 1];
+    const int64_t off = row_base + int64_t(row) * a.o_row + col;
+    if (a.out_f32) {
+      float* out = static_cast<float*>(a.out) + off;
+      if (a.out_pairs) {
+        *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
+      } else {
+        out[0] = v0;
+        out[1] = v1;
+      }
+    } else {
+      Element* out = static_cast<Element*>(a.out) + off;
+      if (a.out_pairs) {
+        *reinterpret_cast<uint32_t*>(out) = pack2<Element>(v0, v1);
+      } else {
+        out[0] = Element(v0);
+        out[1] = Element(v1);
+      }
+    }
+  }
+}
+
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ FwdParams<Cfg> params) {
   using Element = typename Cfg::Element;
+  constexpr int kBlockM = Cfg::kBlockM;
   constexpr int kBlockN = Cfg::kBlockN;
-  constexpr int kStages = Cfg::kStages;
+  constexpr int kStagesK = Cfg::kStagesK;
+  constexpr int kStagesV = Cfg::kStagesV;
+  constexpr int kQStages = Cfg::kQStages;
   using SharedStorage = typename Cfg::SharedStorage;
   using BM = typename Cfg::BM;
   using BN = typename Cfg::BN;
+  using Mailbox = decltype(SharedStorage::tiles);
 
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
   const FwdArgs& a = params.args;
   const TileScheduler sched{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m};
-  const int64_t num_tiles = sched.total();
+  const int num_tiles = int(sched.total());  // < 2^31, checked at the launch
 
   if (threadIdx.x == 0) {
-    smem.bar_q.init(1);
-    smem.bar_q_empty.init(Cfg::kConsumerThreads);
+    smem.ring_q.init(Cfg::kConsumerThreads);
     smem.ring_k.init(Cfg::kConsumerThreads);
     smem.ring_v.init(Cfg::kConsumerThreads);
     smem.tiles.init(Cfg::kConsumerThreads);
@@ -270,68 +331,96 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor sK = make_tensor(make_smem_ptr(smem.k.data()), typename Cfg::SmemLayoutK{});
   Tensor sV = make_tensor(make_smem_ptr(smem.v.data()), typename Cfg::SmemLayoutV{});
   Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Cfg::SmemLayoutVt{});
-  SeqlenInfo seq;
-  detail::SeqMask mask;
 
   if (threadIdx.x / 128 == 0) {
-    // ================= producer: one thread issues every TMA load
+    // ================= producer: one thread decodes the tiles and issues every TMA load
     cutlass::arch::warpgroup_reg_dealloc<40>();
     if (threadIdx.x != 0) return;
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
     Tensor mK = params.tma_k.get_tma_tensor(params.shape_k);
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
-    RingState<kStages> st;
-    RingState<2> slot;
-    int tiles_done = 0;
-    for (int64_t t = blockIdx.x;; t = int64_t(gridDim.x) + atomicAdd(a.tile_counter, 1)) {
-      smem.tiles.empty[slot.index].wait(slot.phase ^ 1u);
-      smem.tiles.tile[slot.index] = t;
-      smem.tiles.full[slot.index].arrive();
-      slot.advance();
-      if (t >= num_tiles) break;
-      const TileWork w = tile_work<Cfg>(a, sched, t, seq, mask);
-      if (w.skip || w.n_blocks() <= 0) continue;
-      const int hk = w.h / a.group;
+    RingState<kStagesK> st_k;
+    RingState<kStagesV> st_v;
+    RingState<kQStages> st_q;
+    RingState<Mailbox::kNumSlots> slot;
+    int t = int(blockIdx.x);
+    // Decodes tiles from t on until one has query rows (or the end), posts it to the consumers
+    // and returns its mailbox slot; the tile info is read back from smem (registers are short
+    // here). The next index is fetched one tile ahead: the atomic's round trip overlaps.
+    auto fetch = [&]() -> int {
+      for (;;) {
+        const int t_cur = t;
+        t = t_cur < num_tiles ? int(gridDim.x) + atomicAdd(a.tile_counter, 1) : num_tiles;
+        const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
+        if (t_cur < num_tiles && w.skip) continue;  // no query row: the consumers never hear of it
+        smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
+        smem.tiles.info[slot.index()] = w;
+        smem.tiles.full[slot.index()].arrive();
+        const int posted = slot.index();
+        slot.advance();
+        return posted;
+      }
+    };
+    auto load_q = [&](const TileInfo& w) {
       const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
-      const int kb = a.kv_side.jagged ? 0 : seq.bk * a.kv_batch_mul;
-      const int vb = a.kv_side.jagged ? 0 : seq.bk * a.v_batch_mul;
       Tensor gQ = local_tile(
-          domain_offset(make_coord(seq.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
+          domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
           Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
-      Tensor gK = local_tile(
-          domain_offset(make_coord(seq.start_k, _0{}), mK(_, _, hk * a.kv_head_mul, kb)),
-          Shape<BN, typename Cfg::D>{}, make_coord(_, _0{}));
-      Tensor gV = local_tile(
-          domain_offset(make_coord(seq.start_k, _0{}), mV(_, _, hk * a.v_head_mul, vb)),
-          Shape<BN, typename Cfg::DV>{}, make_coord(_, _0{}));
       auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{}, group_modes<0, 2>(sQ),
                                       group_modes<0, 2>(gQ));
+      smem.ring_q.producer_acquire(st_q);
+      copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ)), tQg,
+           tQs(_, st_q.index()));
+      st_q.advance();
+    };
+    // With two Q buffers the next tile's Q is loaded while this tile's K/V still stream in.
+    constexpr bool kQAhead = kQStages > 1;
+    int cur = fetch();
+    if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
+    while (smem.tiles.info[cur].t < num_tiles) {
+      const TileInfo& w = smem.tiles.info[cur];
+      if (!w.has_blocks()) {  // rows without keys: the consumers write zeros, nothing to load
+        cur = fetch();
+        if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
+        continue;
+      }
+      const int hk = w.h / a.group;
+      const int kb = a.kv_side.jagged ? 0 : w.bk * a.kv_batch_mul;
+      const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
+      Tensor gK = local_tile(
+          domain_offset(make_coord(w.start_k, _0{}), mK(_, _, hk * a.kv_head_mul, kb)),
+          Shape<BN, typename Cfg::D>{}, make_coord(_, _0{}));
+      Tensor gV = local_tile(
+          domain_offset(make_coord(w.start_k, _0{}), mV(_, _, hk * a.v_head_mul, vb)),
+          Shape<BN, typename Cfg::DV>{}, make_coord(_, _0{}));
       auto [tKg, tKs] = tma_partition(params.tma_k, _0{}, Layout<_1>{}, group_modes<0, 2>(sK),
                                       group_modes<0, 2>(gK));
       auto [tVg, tVs] = tma_partition(params.tma_v, _0{}, Layout<_1>{}, group_modes<0, 2>(sV),
                                       group_modes<0, 2>(gV));
-      // K of the first block before Q's wait: it does not depend on the previous tile.
-      const int n0 = w.n_block_min;
-      smem.ring_k.producer_acquire(st);
-      copy(params.tma_k.with(smem.ring_k.producer_expect(st, Cfg::kBytesK)), tKg(_, n0),
-           tKs(_, st.index));
-      if (tiles_done > 0) smem.bar_q_empty.wait(uint32_t(tiles_done - 1) & 1u);
-      smem.bar_q.arrive_and_expect_tx(Cfg::kBytesQ);
-      copy(params.tma_q.with(reinterpret_cast<uint64_t&>(smem.bar_q)), tQg, tQs);
-      smem.ring_v.producer_acquire(st);
-      copy(params.tma_v.with(smem.ring_v.producer_expect(st, Cfg::kBytesV)), tVg(_, n0),
-           tVs(_, st.index));
-      st.advance();
-      for (int n = n0 + 1; n < w.n_block_max; ++n) {
-        smem.ring_k.producer_acquire(st);
-        copy(params.tma_k.with(smem.ring_k.producer_expect(st, Cfg::kBytesK)), tKg(_, n),
-             tKs(_, st.index));
-        smem.ring_v.producer_acquire(st);
-        copy(params.tma_v.with(smem.ring_v.producer_expect(st, Cfg::kBytesV)), tVg(_, n),
-             tVs(_, st.index));
-        st.advance();
+      const int n_min = w.n_block_min, n_max = w.n_block_max;
+      auto load_k = [&](int n) {
+        smem.ring_k.producer_acquire(st_k);
+        copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK)), tKg(_, n),
+             tKs(_, st_k.index()));
+        st_k.advance();
+      };
+      auto load_v = [&](int n) {
+        smem.ring_v.producer_acquire(st_v);
+        copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV)), tVg(_, n),
+             tVs(_, st_v.index()));
+        st_v.advance();
+      };
+      // K of the first block first: it does not wait for Q's buffer.
+      load_k(n_min);
+      if (!kQAhead) load_q(w);
+      const int next = fetch();
+      if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
+      load_v(n_min);
+      for (int n = n_min + 1; n < n_max; ++n) {
+        load_k(n);
+        load_v(n);
       }
-      ++tiles_done;
+      cur = next;
     }
     return;
   }
@@ -360,51 +449,51 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const bool softmax = a.activation == Activation::Softmax;
 
   if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
-  RingState<kStages> st;
-  RingState<2> slot;
-  int tiles_done = 0;
+  RingState<kStagesK> st;  // K: the block whose S is issued next
+  RingState<kStagesV> st_v;  // V: the block whose P V is issued next
+  RingState<kQStages> st_q;
+  RingState<Mailbox::kNumSlots> slot;
+  bool s_issued = false;  // S of this tile's first block was issued at the end of the last tile
   ScorePolicy pol;
+  smem.tiles.full[slot.index()].wait(slot.phase());
   for (;;) {
-    smem.tiles.full[slot.index].wait(slot.phase);
-    const int64_t t = smem.tiles.tile[slot.index];
-    smem.tiles.empty[slot.index].arrive();
-    slot.advance();
-    if (t >= num_tiles) break;
-    const TileWork w = tile_work<Cfg>(a, sched, t, seq, mask);
-    if (w.skip) continue;
-    clear(tOrO);
+    const TileInfo& w = smem.tiles.info[slot.index()];
+    if (w.t >= num_tiles) break;
     pol.reset();
-    if (w.n_blocks() > 0) {
-      smem.bar_q.wait(uint32_t(tiles_done) & 1u);
+    bool first_pv = true;  // the tile's first P V zeroes O
+    if (w.has_blocks()) {
+      const int n_min = w.n_block_min, n_max = w.n_block_max;
       float factor[2];
-      // block n_min: S only.
-      turn_wait();
-      smem.ring_k.consumer_wait(st);
-      wgmma_issue<true>(mma_qk, tSrQ, tSrK(_, _, _, st.index), tSrS);
-      turn_pass();
+      if (!s_issued) {  // block n_min: S only
+        smem.ring_q.consumer_wait(st_q);
+        turn_wait();
+        smem.ring_k.consumer_wait(st);
+        wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
+        turn_pass();
+      }
       warpgroup_wait<0>();
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
-      if (w.n_blocks() == 1) smem.bar_q_empty.arrive();
-      pol.apply(a, mask, w, w.n_block_min * kBlockN, kBlockN, tSrS, tScS, factor);
+      if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
+      pol.apply<kBlockN>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       convert_pairs(tSrS, tOrP);
-      RingState<kStages> st_v = st;
       st.advance();
       // blocks n_min+1 ..: S(n) runs on the tensor cores while nothing else waits for it;
       // P(n-1) V(n-1) is issued right behind it.
-      for (int n = w.n_block_min + 1; n < w.n_block_max; ++n) {
+      for (int n = n_min + 1; n < n_max; ++n) {
         turn_wait();
         smem.ring_k.consumer_wait(st);
-        wgmma_issue<true>(mma_qk, tSrQ, tSrK(_, _, _, st.index), tSrS);
+        wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
         smem.ring_v.consumer_wait(st_v);
         warpgroup_fence_operand(tOrP);
-        wgmma_issue<false>(mma_pv, tOrP, tOrV(_, _, _, st_v.index), tOrO);
+        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
+        first_pv = false;
         turn_pass();
         warpgroup_wait<1>();
         warpgroup_fence_operand(tSrS);
         smem.ring_k.consumer_release(st);
-        if (n == w.n_block_max - 1) smem.bar_q_empty.arrive();
-        pol.apply(a, mask, w, n * kBlockN, kBlockN, tSrS, tScS, factor);
+        if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
+        pol.apply<kBlockN>(a, w, n * kBlockN, tSrS, tScS, factor);
         warpgroup_wait<0>();
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v);
@@ -413,72 +502,47 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           for (int i = 0; i < size(tOrO); ++i) tOrO(i) *= factor[(i >> 1) & 1];
         }
         convert_pairs(tSrS, tOrP);
-        st_v = st;
         st.advance();
+        st_v.advance();
       }
-      // the last P V
+      st_q.advance();
+      // The last P V, and with it the next tile's first S when the next tile loads anything:
+      // the tensor cores start on it while this tile's epilogue runs. The S WGMMA is issued
+      // either way: ptxas serializes the whole pipeline when an accumulator is written by a
+      // WGMMA on one path only. Without a next tile it reads whatever the Q and K stages hold
+      // (no wait, no release) and its result is never used: the next tile starts with a fresh S.
+      RingState<Mailbox::kNumSlots> next = slot;
+      next.advance();
+      smem.tiles.full[next.index()].wait(next.phase());
+      const TileInfo& w_next = smem.tiles.info[next.index()];
+      // Broadcast so ptxas sees a warp-uniform value.
+      s_issued = __shfl_sync(0xffffffffu, int(w_next.t < num_tiles && w_next.has_blocks()), 0);
+      if (s_issued) smem.ring_q.consumer_wait(st_q);
       turn_wait();
       smem.ring_v.consumer_wait(st_v);
       warpgroup_fence_operand(tOrP);
-      wgmma_issue<false>(mma_pv, tOrP, tOrV(_, _, _, st_v.index), tOrO);
+      wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
+      first_pv = false;
+      if (s_issued) smem.ring_k.consumer_wait(st);
+      wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
       turn_pass();
-      warpgroup_wait<0>();
+      warpgroup_wait<1>();
       warpgroup_fence_operand(tOrO);
       smem.ring_v.consumer_release(st_v);
-      ++tiles_done;
+      st_v.advance();
+    } else {
+      s_issued = false;
     }
-
-    // ---- epilogue: normalize (softmax), predicated stores of O and LSE
-    float lse[2] = {-INFINITY, -INFINITY};
-    if (softmax) {
-      float inv[2];
-      CUTE_UNROLL
-      for (int r = 0; r < 2; ++r) {
-        const float sum = quad_sum(pol.row_sum[r]);
-        inv[r] = sum > 0.f ? 1.f / sum : 0.f;
-        lse[r] = sum > 0.f ? pol.row_max[r] / ScorePolicy::kLog2e + logf(sum) : -INFINITY;
-      }
-      CUTE_UNROLL
-      for (int i = 0; i < size(tOrO); ++i) tOrO(i) *= inv[(i >> 1) & 1];
+    if (!w.skip) {
+      float mul[2];
+      epilogue_scale(a, w, softmax, pol, tOcO, tid, mul);
+      store_o_direct<Cfg>(a, w, tOrO, tOcO, mul);
     }
-    const int64_t row_base = int64_t(w.b) * a.o_batch + int64_t(seq.start_q + w.m0) * a.o_row +
-                             int64_t(w.h) * a.o_head;
-    CUTE_UNROLL
-    for (int i = 0; i < size(tOrO); i += 2) {
-      const int row = int(get<0>(tOcO(i)));
-      const int col = int(get<1>(tOcO(i)));
-      if (w.m0 + row >= seq.len_q) continue;
-      const int64_t off = row_base + int64_t(row) * a.o_row + col;
-      if (a.out_f32) {
-        float* o = static_cast<float*>(a.out) + off;
-        if (a.out_pairs) {
-          *reinterpret_cast<float2*>(o) = make_float2(tOrO(i), tOrO(i + 1));
-        } else {
-          o[0] = tOrO(i);
-          o[1] = tOrO(i + 1);
-        }
-      } else {
-        Element* o = static_cast<Element*>(a.out) + off;
-        if (a.out_pairs) {
-          Element pair[2] = {Element(tOrO(i)), Element(tOrO(i + 1))};
-          *reinterpret_cast<uint32_t*>(o) = *reinterpret_cast<const uint32_t*>(pair);
-        } else {
-          o[0] = Element(tOrO(i));
-          o[1] = Element(tOrO(i + 1));
-        }
-      }
-    }
-    if (softmax && a.lse != nullptr && (tid % 4) == 0) {
-      CUTE_UNROLL
-      for (int r = 0; r < 2; ++r) {
-        const int row = int(get<0>(tOcO(2 * r)));
-        if (w.m0 + row < seq.len_q) {
-          a.lse[int64_t(w.b) * a.lse_batch + int64_t(w.h) * a.lse_head +
-                int64_t(seq.start_q + w.m0 + row) * a.lse_row] = lse[r];
-        }
-      }
-    }
+    smem.tiles.empty[slot.index()].arrive();
+    slot.advance();
+    smem.tiles.full[slot.index()].wait(slot.phase());
   }
+  warpgroup_wait<0>();  // the last tile's unused S
 }
 
 }  // namespace amkl::cuda::sm90

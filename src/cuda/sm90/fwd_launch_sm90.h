@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "amkl/error.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 
@@ -73,8 +75,8 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   a.scale_log2 = float(double(p.scale) * 1.4426950408889634);
   a.out_scale = p.out_scale;
   a.softcap = p.softcap;
-  a.window_left = int(p.window_left);
-  a.window_right = int(p.window_right);
+  a.window_left = p.window_left;
+  a.window_right = p.window_right;
   a.bottom_right = p.mask_align == MaskAlign::BottomRight;
   a.num_m_blocks = (max_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
   a.reverse_m = p.window_right >= 0;
@@ -86,7 +88,7 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   params.shape_q = gq.shape();
   params.shape_k = gk.shape();
   params.shape_v = gv.shape();
-  params.tma_q = make_tma_copy(SM90_TMA_LOAD{}, gq, typename Cfg::SmemLayoutQ{},
+  params.tma_q = make_tma_copy(SM90_TMA_LOAD{}, gq, typename Cfg::SmemLayoutQStage{},
                                Shape<typename Cfg::BM, typename Cfg::D>{}, _1{});
   params.tma_k = make_tma_copy(SM90_TMA_LOAD{}, gk, typename Cfg::SmemLayoutKStage{},
                                Shape<typename Cfg::BN, typename Cfg::D>{}, _1{});
@@ -100,6 +102,12 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   AMKL_CUDA_CHECK(cudaGetDevice(&device));
   AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const int64_t tiles = int64_t(a.num_m_blocks) * p.heads_q * p.q_side.batch;
+  if (tiles >= (int64_t(1) << 31)) {
+    throw Error(ErrorKind::NotSupported,
+                "attention_forward on the GPU: " + std::to_string(tiles) +
+                    " query tiles (128 rows x heads x sequences); the Hopper kernel indexes "
+                    "tiles with 32 bits");
+  }
   dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
   // The dynamic scheduler's counter: stream-ordered, so concurrent calls on other streams and
   // CUDA graph capture each get their own.
