@@ -1,8 +1,8 @@
 // The one table of Hopper forward kernel instantiations: (dtype tag, C++ element type, d, d_v).
 // Each row is compiled by its own .cu file (fwd_<dtype>_d<d>[_<dv>].cu) so builds parallelize;
 // cuda_backend.cu dispatches on the same table.
-// Not yet: d = 256 (ptxas spills 120-312 B at 232/240 consumer registers with kBlockN 64-80;
-// ptxas -Werror turns that into a build error).
+// Not yet: d = 256 (ptxas spills 120-312 B at 232/240 consumer registers with kBlockN 64-80,
+// in the mainloop: too slow to ship; bench/NOTES.md "Head dims").
 #pragma once
 
 #include "common/attention_params.h"
