@@ -59,8 +59,14 @@ struct FwdConfig {
   static constexpr uint32_t kBytesK = kBlockN * kHeadDim * sizeof(Element);
   static constexpr uint32_t kBytesV = kBlockN * kHeadDimV * sizeof(Element);
   static constexpr uint32_t kSmemBudget = 224 * 1024;  // of 227 KB; the rest: barriers, mailbox
+#if defined(AMKL_SM90_Q_STAGES)
+  // Measurement builds only (bench/NOTES.md): the Q ring's depth forced, the K and V rings
+  // sized around it as below.
+  static constexpr int kQStages = AMKL_SM90_Q_STAGES;
+#else
   static constexpr int kQStages =
       2 * kBytesQ + 2 * kBytesK + 2 * kBytesV <= kSmemBudget ? 2 : 1;
+#endif
   static constexpr int kStagesK =
       kQStages * kBytesQ + 3 * kBytesK + 2 * kBytesV <= kSmemBudget ? 3 : 2;
   static constexpr int kStagesV =

@@ -22,6 +22,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 
@@ -86,6 +87,8 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
 }
 
 /// P = S converted to the MMA input type two at a time (one cvt.rn.{bf16x2,f16x2}.f32 each).
+/// Not through pack2: splitting its 32-bit word back into two 16-bit elements costs a PRMT per
+/// pair in the mainloop (measured: -5% on long rows, bench/NOTES.md).
 template <class FragS, class FragP>
 __device__ __forceinline__ void convert_pairs(const FragS& s, FragP& p) {
   using Element = typename FragP::value_type;
@@ -107,7 +110,25 @@ __device__ __forceinline__ void convert_pairs(const FragS& s, FragP& p) {
 /// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
 template <Activation kAct, class Frag>
 __device__ __forceinline__ void apply_act(Frag& s, float scale) {
-  if constexpr (kAct == Activation::FastGeluBf16) {
+  if constexpr (kAct == Activation::FastGelu) {
+    // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
+    // constants and the half into one FFMA: 6 instructions per element instead of 8 (the
+    // benchmark's activation; its loop is issue-bound).
+    using namespace detail::act_const;
+    const float c0 = float(kSqrt2OverPi) * scale;
+    // Clamped: for |scale| > ~1e13 the cube overflows, and inf * 0 would turn f(0) into NaN;
+    // FLT_MAX keeps f(0) = 0 and sends large |x| to tanh(+-inf) = +-1, the unfolded limits.
+    const float c1 = fminf(fmaxf(float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale,
+                                 -FLT_MAX), FLT_MAX);
+    const float half = 0.5f * scale;
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); ++i) {
+      const float x = s(i);
+      const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
+      const float hx = half * x;
+      s(i) = fmaf(hx, t, hx);
+    }
+  } else if constexpr (kAct == Activation::FastGeluBf16) {
     CUTE_UNROLL
     for (int i = 0; i < size(s); i += 2) {
       float x0 = s(i) * scale, x1 = s(i + 1) * scale;
@@ -263,38 +284,58 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
   }
 }
 
-/// O straight from the accumulators: predicated stores of column pairs.
+/// One output type's stores of O straight from the accumulators. A thread holds two rows
+/// (fragment element i lies on row (i >> 1) & 1) and pairs of adjacent columns at fixed
+/// distances from its first column, so each store is one address register plus an immediate
+/// offset; the row bound is one predicate per row.
+template <class OutT, bool kPairs, class FragO, class FragC>
+__device__ __forceinline__ void store_o_rows(const FwdArgs& a, const TileInfo& w, const FragO& o,
+                                             const FragC& coord, const float (&mul)[2]) {
+  const int col0 = int(get<1>(coord(0)));
+  OutT* row_ptr[2];
+  bool row_ok[2];
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const int row = int(get<0>(coord(2 * r)));
+    row_ok[r] = w.m0 + row < w.len_q;
+    row_ptr[r] = static_cast<OutT*>(a.out) + int64_t(w.b) * a.o_batch + int64_t(w.h) * a.o_head +
+                 int64_t(w.start_q + w.m0 + row) * a.o_row + col0;
+  }
+  CUTE_UNROLL
+  for (int i = 0; i < size(o); i += 2) {
+    const int r = (i >> 1) & 1;
+    if (!row_ok[r]) continue;
+    const int dc = int(get<1>(coord(i))) - col0;  // a compile-time constant
+    const float v0 = o(i) * mul[r], v1 = o(i + 1) * mul[r];
+    OutT* out = row_ptr[r] + dc;
+    if constexpr (kPairs && sizeof(OutT) == 4) {
+      *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
+    } else if constexpr (kPairs) {
+      *reinterpret_cast<uint32_t*>(out) = pack2<OutT>(v0, v1);
+    } else {
+      out[0] = OutT(v0);
+      out[1] = OutT(v1);
+    }
+  }
+}
+
+/// O straight from the accumulators: predicated stores of column pairs (one 4- or 8-byte store
+/// per pair where the output's strides and alignment allow, else two).
 template <class Cfg, class FragO, class FragC>
 __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo& w,
                                                const FragO& o, const FragC& coord,
                                                const float (&mul)[2]) {
   using Element = typename Cfg::Element;
-  const int64_t row_base = int64_t(w.b) * a.o_batch + int64_t(w.start_q + w.m0) * a.o_row +
-                           int64_t(w.h) * a.o_head;
-  CUTE_UNROLL
-  for (int i = 0; i < size(o); i += 2) {
-    const int row = int(get<0>(coord(i)));
-    const int col = int(get<1>(coord(i)));
-    if (w.m0 + row >= w.len_q) continue;
-    const float v0 = o(i) * mul[(i >> 1) & 1], v1 = o(i + 1) * mul[(i >> 1) & 1];
-    const int64_t off = row_base + int64_t(row) * a.o_row + col;
-    if (a.out_f32) {
-      float* out = static_cast<float*>(a.out) + off;
-      if (a.out_pairs) {
-        *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
-      } else {
-        out[0] = v0;
-        out[1] = v1;
-      }
+  if (a.out_f32) {
+    if (a.out_pairs) {
+      store_o_rows<float, true>(a, w, o, coord, mul);
     } else {
-      Element* out = static_cast<Element*>(a.out) + off;
-      if (a.out_pairs) {
-        *reinterpret_cast<uint32_t*>(out) = pack2<Element>(v0, v1);
-      } else {
-        out[0] = Element(v0);
-        out[1] = Element(v1);
-      }
+      store_o_rows<float, false>(a, w, o, coord, mul);
     }
+  } else if (a.out_pairs) {
+    store_o_rows<Element, true>(a, w, o, coord, mul);
+  } else {
+    store_o_rows<Element, false>(a, w, o, coord, mul);
   }
 }
 
@@ -533,7 +574,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     } else {
       s_issued = false;
     }
-    if (!w.skip) {
+    {  // the producer posts only tiles with query rows
       float mul[2];
       epilogue_scale(a, w, softmax, pol, tOcO, tid, mul);
       store_o_direct<Cfg>(a, w, tOrO, tOcO, mul);

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""A/B comparison of amkl builds on the same GPU in one run: each variant (a directory holding
+an amkl package, i.e. a copy of python/ with its _C.so) runs in its own process (every build
+registers the same torch ops), variants alternate (A B A B ...) so that clock and thermal drift
+hit all alike, and the median over rounds is reported per case. Runs on different machines or
+days differ by up to 10% on the same build (bench/NOTES.md), so a kernel change is judged
+against its baseline measured this way, side by side.
+
+Cases (comma-separated --cases):
+  gdpa:LQ:LK[:FILL][:ACT]  jagged Q, B=1152, H=4, d=128, KV dense of length LK (default
+                           fill 1.0, activation fast_gelu)
+  softmax:B:H:L[:causal]   dense bf16, d=128, layout [B, L, H, d]
+
+Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
+       [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
+The cost of the run-time activation choice (issue 3) is this comparison between the normal
+build and one compiled with -DAMKL_SM90_SINGLE_ACTIVATION=FastGelu (bench/NOTES.md).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+DEFAULT_CASES = ("gdpa:256:256,gdpa:512:512,gdpa:1024:1024,gdpa:2048:2048,gdpa:2048:2048:0.5,"
+                 "gdpa:512:256,gdpa:2048:256,softmax:32:16:512,softmax:8:16:2048,"
+                 "softmax:8:16:2048:causal")
+
+
+def make_case(spec):
+    """(callable, flop count) for one case spec; inputs are made once, on the GPU."""
+    import torch
+    import amkl
+    f = spec.split(":")
+    if f[0] == "gdpa":
+        lq, lk = int(f[1]), int(f[2])
+        fill = float(f[3]) if len(f) > 3 else 1.0
+        act = f[4] if len(f) > 4 else "fast_gelu"
+        B, H, d = 1152, 4, 128
+        gen = torch.Generator().manual_seed(2025)
+        if fill >= 0.5:
+            low, high = max(int((2 * fill - 1) * lq), 1), lq
+        else:
+            low, high = 1, int(2 * fill * lq)
+        lens = torch.randint(low, high + 1, (B,), generator=gen)
+        cu = torch.zeros(B + 1, dtype=torch.int32)
+        cu[1:] = torch.cumsum(lens, 0)
+        q = torch.randn(int(cu[-1]), H, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(B, lk, H, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(B, lk, H, d, device="cuda", dtype=torch.bfloat16)
+        cu = cu.cuda()
+        flops = 4 * H * d * float((lens.double() * lk).sum())
+        return (lambda: amkl.attention(q, k, v, activation=act, cu_seqlens_q=cu,
+                                       max_seqlen_q=lq)), flops
+    if f[0] == "softmax":
+        B, H, L = int(f[1]), int(f[2]), int(f[3])
+        causal = len(f) > 4 and f[4] == "causal"
+        d = 128
+        q, k, v = (torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
+        return (lambda: amkl.attention(q, k, v, causal=causal)), flops
+    raise ValueError(f"unknown case {spec}")
+
+
+def worker(cases, rep):
+    import torch
+    from triton.testing import do_bench
+    out = {}
+    for spec in cases:
+        fn, flops = make_case(spec)
+        fn()
+        torch.cuda.synchronize()
+        ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
+        out[spec] = flops / (ms * 1e-3) / 1e12
+        del fn
+        torch.cuda.empty_cache()
+    print("RESULT " + json.dumps(out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", action="append", default=[], help="NAME=PYDIR")
+    ap.add_argument("--cases", default=DEFAULT_CASES)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rep", type=int, default=100, help="do_bench rep (ms) per case")
+    ap.add_argument("--out", default=None, help="write samples and medians as JSON")
+    ap.add_argument("--worker", action="store_true")
+    args = ap.parse_args()
+    cases = args.cases.split(",")
+    if args.worker:
+        worker(cases, args.rep)
+        return 0
+    variants = [v.split("=", 1) for v in args.variant]
+    if len(variants) < 2:
+        ap.error("give at least two --variant NAME=PYDIR")
+    samples = {name: {c: [] for c in cases} for name, _ in variants}
+    for r in range(args.rounds):
+        for name, pydir in variants:
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir))
+            res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
+                                  "--cases", args.cases, "--rep", str(args.rep)],
+                                 env=env, capture_output=True, text=True)
+            line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+            if res.returncode != 0 or not line:
+                print(f"{name}: failed\n{res.stderr[-2000:]}")
+                return 1
+            for c, tf in json.loads(line[0][7:]).items():
+                samples[name][c].append(tf)
+            print(f"round {r + 1}/{args.rounds} {name} done", flush=True)
+    names = [n for n, _ in variants]
+    medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names}
+               for c in cases}
+    print(f"{'case':28s} " + " ".join(f"{n:>9s}" for n in names) + f"   {names[-1]}/{names[0]}")
+    for c in cases:
+        m = medians[c]
+        print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" for n in names) +
+              f"   {m[names[-1]] / m[names[0]]:.3f}")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
+                       "samples": samples, "medians": medians, "gpu": gpu_name()}, fh, indent=1)
+        plot(medians, names, os.path.splitext(args.out)[0] + ".png")
+    return 0
+
+
+def gpu_name():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+
+
+def plot(medians, names, path):
+    """Grouped bars: one group per case, one bar per variant (TFLOP/s)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    cases = list(medians)
+    width = 0.8 / len(names)
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(cases)), 4.5))
+    for j, n in enumerate(names):
+        ax.bar([i + j * width for i in range(len(cases))], [medians[c][n] for c in cases],
+               width, label=n)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))])
+    ax.set_xticklabels(cases, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("amkl A/B (medians over alternating rounds)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
