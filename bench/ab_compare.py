@@ -9,6 +9,8 @@ against its baseline measured this way, side by side.
 Cases (comma-separated --cases):
   gdpa:LQ:LK[:FILL][:ACT]  jagged Q, B=1152, H=4, d=128, KV dense of length LK (default
                            fill 1.0, activation fast_gelu)
+  varkv:LQ:LK              Q and KV both jagged, B=1152, H=4, d=128, fast_gelu, lengths
+                           uniform in [1, LQ] and [1, LK] (tiles of unequal cost)
   softmax:B:H:L[:causal]   dense bf16, d=128, layout [B, L, H, d]
 
 Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
@@ -52,6 +54,21 @@ def make_case(spec):
         flops = 4 * H * d * float((lens.double() * lk).sum())
         return (lambda: amkl.attention(q, k, v, activation=act, cu_seqlens_q=cu,
                                        max_seqlen_q=lq)), flops
+    if f[0] == "varkv":
+        lq, lk = int(f[1]), int(f[2])
+        B, H, d = 1152, 4, 128
+        gen = torch.Generator().manual_seed(2025)
+        lens_q = torch.randint(1, lq + 1, (B,), generator=gen)
+        lens_k = torch.randint(1, lk + 1, (B,), generator=gen)
+        cu_q, cu_k = (torch.nn.functional.pad(torch.cumsum(x, 0), (1, 0)).to(torch.int32).cuda()
+                      for x in (lens_q, lens_k))
+        q = torch.randn(int(lens_q.sum()), H, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(int(lens_k.sum()), H, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(int(lens_k.sum()), H, d, device="cuda", dtype=torch.bfloat16)
+        flops = 4 * H * d * float((lens_q.double() * lens_k.double()).sum())
+        return (lambda: amkl.attention(q, k, v, activation="fast_gelu", cu_seqlens_q=cu_q,
+                                       cu_seqlens_k=cu_k, max_seqlen_q=lq,
+                                       max_seqlen_k=lk)), flops
     if f[0] == "softmax":
         B, H, L = int(f[1]), int(f[2]), int(f[3])
         causal = len(f) > 4 and f[4] == "causal"

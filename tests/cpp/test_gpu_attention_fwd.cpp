@@ -74,6 +74,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
   bool out_f32 = true;  // float32 out: the comparison sees the kernel's internal roundings
   int q_row_pad = 0;  // extra elements per row of q/k/v (non-contiguous rows)
   bool broadcast_q = false;  // dense q with batch stride 0
+  bool graph = false;  // run the GPU call captured in a CUDA graph (replayed twice)
 };
 
 // One side's host storage: [B, L, H, d] (dense) or [T, H, d] (jagged), row stride H*d + pad.
@@ -275,7 +276,30 @@ TEST_P(GpuFwd, MatchesOracle) {
     amkl::AttentionForwardOutputs o;
     o.out = ref_of(dout, out_dt, os, c.dv, true, os.row_stride());
     o.lse = lse_ref(dlse, true);
-    amkl::attention_forward(in, opt, o);
+    if (!c.graph) {
+      amkl::attention_forward(in, opt, o);
+    } else {
+      // Captured: no host sync may happen inside (offsets unchecked, length bounds given),
+      // and the tile list, workspace and kernels must all be stream-ordered work.
+      amkl::AttentionOptions go = opt;
+      go.validate_offsets = false;
+      in.max_seqlen_q = *std::max_element(c.lq.begin(), c.lq.end());
+      in.max_seqlen_k = *std::max_element(c.lk.begin(), c.lk.end());
+      cudaStream_t st;
+      CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+      go.stream = st;
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+      amkl::attention_forward(in, go, o);
+      CK(cudaStreamEndCapture(st, &graph));
+      CK(cudaGraphInstantiate(&exec, graph, 0));
+      for (int replay = 0; replay < 2; ++replay) CK(cudaGraphLaunch(exec, st));
+      CK(cudaStreamSynchronize(st));
+      CK(cudaGraphExecDestroy(exec));
+      CK(cudaGraphDestroy(graph));
+      CK(cudaStreamDestroy(st));
+    }
   }
   CK(cudaDeviceSynchronize());
   std::vector<uint8_t> gpu_out(size_t(out_elems) * osz);
@@ -516,6 +540,31 @@ std::vector<Case> all_cases() {
     c.wl = 50;
     c.wr = 10;
     c.name = "fp16_jagged_window";
+    v.push_back(c);
+  }
+  // Many sequences of varied lengths: thousands of tiles of different cost, so the heaviest-
+  // first tile list (fwd_tile_list.h) spans several blocks of both of its kernels and many
+  // cost buckets, with empty and one-row sequences among them.
+  for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+    Case c;
+    c.act = a;
+    c.lq.clear();
+    c.lk.clear();
+    uint32_t x = 12345u;
+    auto next = [&x](int mod) {
+      x = x * 1664525u + 1013904223u;
+      return int((x >> 8) % uint32_t(mod));
+    };
+    for (int b = 0; b < 300; ++b) {
+      c.lq.push_back(b % 37 == 0 ? 0 : (b % 41 == 0 ? 1 : next(400)));
+      c.lk.push_back(b % 43 == 0 ? 0 : next(900));
+    }
+    c.q_jagged = c.k_jagged = true;
+    c.causal = a == Activation::Softmax;
+    c.name = std::string("jagged_many_tiles_") + amkl::activation_name(a);
+    v.push_back(c);
+    c.graph = true;
+    c.name += "_cuda_graph";
     v.push_back(c);
   }
   return v;

@@ -8,7 +8,8 @@
 // Tile order: tile t is query block m of head h of query sequence b with m fastest (CTAs
 // running side by side share K/V in L2), then heads (the query heads of one KV head are
 // neighbours), then sequences. With reverse_m the last query blocks (the heaviest under a
-// causal mask) of each (sequence, head) come first.
+// causal mask) of each (sequence, head) come first. For variable-length batches the CTAs walk
+// a heaviest-first list of these tile indices instead (cuda/sm90/fwd_tile_list.h).
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,10 @@ struct FwdArgs {
   int num_m_blocks = 0;  // query tiles per (sequence, head)
   bool reverse_m = false;  // causal: heaviest tiles (last rows) first
   int* tile_counter = nullptr;  // zeroed before the launch (dynamic tile scheduler)
+  // Variable-length batches: the tiles in the order they are handed out, heaviest first, and
+  // their count (fwd_tile_list.h). Null: every tile index in order, as TileScheduler decodes.
+  const int* tile_list = nullptr;
+  const int* tile_list_len = nullptr;
 };
 
 }  // namespace amkl::cuda::sm90

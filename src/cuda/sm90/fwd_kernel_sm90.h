@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
   const FwdArgs& a = params.args;
-  const TileScheduler sched{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m};
+  const TileScheduler sched = tile_scheduler(a);
   const int num_tiles = int(sched.total());  // < 2^31, checked at the launch
 
   if (threadIdx.x == 0) {
@@ -384,14 +384,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     RingState<kStagesV> st_v;
     RingState<kQStages> st_q;
     RingState<Mailbox::kNumSlots> slot;
-    int t = int(blockIdx.x);
-    // Decodes tiles from t on until one has query rows (or the end), posts it to the consumers
-    // and returns its mailbox slot; the tile info is read back from smem (registers are short
-    // here). The next index is fetched one tile ahead: the atomic's round trip overlaps.
+    // Position in the sequence of tiles handed out: the tile list where there is one, else the
+    // tile indices themselves.
+    const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
+    int item = int(blockIdx.x);
+    // Decodes tiles from `item` on until one has query rows (or the end), posts it to the
+    // consumers and returns its mailbox slot; the tile info is read back from smem (registers
+    // are short here). The next item is fetched one tile ahead: the atomic's round trip overlaps.
     auto fetch = [&]() -> int {
       for (;;) {
-        const int t_cur = t;
-        t = t_cur < num_tiles ? int(gridDim.x) + atomicAdd(a.tile_counter, 1) : num_tiles;
+        const int i_cur = item;
+        item = i_cur < num_items ? int(gridDim.x) + atomicAdd(a.tile_counter, 1) : num_items;
+        const int t_cur =
+            a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
         const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
         if (t_cur < num_tiles && w.skip) continue;  // no query row: the consumers never hear of it
         smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);

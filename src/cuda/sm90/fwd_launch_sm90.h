@@ -12,6 +12,7 @@
 #include "amkl/error.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
+#include "cuda/sm90/fwd_tile_list.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -101,7 +102,7 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   int device = 0, sms = 0;
   AMKL_CUDA_CHECK(cudaGetDevice(&device));
   AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t tiles = int64_t(a.num_m_blocks) * p.heads_q * p.q_side.batch;
+  const int64_t tiles = tile_scheduler(a).total();
   if (tiles >= (int64_t(1) << 31)) {
     throw Error(ErrorKind::NotSupported,
                 "attention_forward on the GPU: " + std::to_string(tiles) +
@@ -109,14 +110,36 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
                     "tiles with 32 bits");
   }
   dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
-  // The dynamic scheduler's counter: stream-ordered, so concurrent calls on other streams and
-  // CUDA graph capture each get their own.
+  // The dynamic scheduler's counter (and, for variable lengths, the tile list): stream-ordered
+  // workspace, so concurrent calls on other streams and CUDA graph capture each get their own.
   auto stream = static_cast<cudaStream_t>(p.stream);
-  AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&a.tile_counter), sizeof(int), stream));
-  AMKL_CUDA_CHECK(cudaMemsetAsync(a.tile_counter, 0, sizeof(int), stream));
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
-  const cudaError_t launch = cudaGetLastError();
-  AMKL_CUDA_CHECK(cudaFreeAsync(a.tile_counter, stream));
+  // Tiles differ in cost only where lengths vary per sequence: there the list hands them out
+  // heaviest first and leaves out tiles without rows (fwd_tile_list.h).
+  const bool varlen = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
+                      p.kv_side.seqused != nullptr;
+  TileListWorkspace ws;
+  const int64_t ws_ints = varlen ? TileListWorkspace::ints(tiles) : 1;
+  AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws.base), ws_ints * sizeof(int), stream));
+  a.tile_counter = ws.counter();
+  cudaError_t launch = cudaMemsetAsync(
+      ws.base, 0, (varlen ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
+  if (launch == cudaSuccess && varlen) {
+    const int n = int(tiles);
+    const int threads = TileListWorkspace::kThreads;
+    const int cost_blocks = int(std::min<int64_t>((n + threads - 1) / threads, 4 * int64_t(sms)));
+    tile_list_costs<Cfg::kBlockM, Cfg::kBlockN><<<cost_blocks, threads, 0, stream>>>(a, n, ws);
+    const int scatter_blocks =
+        (n + TileListWorkspace::kScatterTiles - 1) / TileListWorkspace::kScatterTiles;
+    tile_list_scatter<<<scatter_blocks, threads, 0, stream>>>(n, ws);
+    a.tile_list = ws.list(tiles);
+    a.tile_list_len = ws.length();
+    launch = cudaGetLastError();
+  }
+  if (launch == cudaSuccess) {
+    kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
+    launch = cudaGetLastError();
+  }
+  AMKL_CUDA_CHECK(cudaFreeAsync(ws.base, stream));
   AMKL_CUDA_CHECK(launch);
 }
 

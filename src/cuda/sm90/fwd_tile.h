@@ -25,6 +25,11 @@ struct TileInfo {
   __device__ __forceinline__ bool has_blocks() const { return !skip && n_block_max > n_block_min; }
 };
 
+/// The scheduler that numbers this call's tiles (the same on the host and in the kernels).
+__host__ __device__ __forceinline__ TileScheduler tile_scheduler(const FwdArgs& a) {
+  return TileScheduler{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m};
+}
+
 /// The mask of the tile's (query, key) sequence pair.
 __device__ __forceinline__ detail::SeqMask tile_mask(const FwdArgs& a, const TileInfo& w) {
   return detail::SeqMask(w.len_q, w.len_k, a.bottom_right, a.window_left, a.window_right);
