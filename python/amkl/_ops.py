@@ -27,7 +27,8 @@ def _is_softmax(activation: str) -> bool:
 @torch.library.register_fake("amkl::attention_fwd")
 def _attention_fwd_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, q_to_kv,
                         max_seqlen_q, max_seqlen_k, activation, scale, out_scale, causal,
-                        window_left, window_right, mask_align, softcap, deterministic, emulate):
+                        window_left, window_right, mask_align, softcap, deterministic, emulate,
+                        validate_offsets):
     # The shape rules of amkl::attention_forward_shapes: out has q's layout with v's head
     # dim; the LSE is [B, H, Lq] (dense q) or [H, Tq] (jagged q), and empty for pointwise.
     out = q.new_empty((*q.shape[:-1], v.shape[-1]))
@@ -88,17 +89,19 @@ def attention_forward(
     q_to_kv: Optional[torch.Tensor], max_seqlen_q: Optional[int], max_seqlen_k: Optional[int],
     activation: str, scale: Optional[float], out_scale: float, causal: bool,
     window: Tuple[int, int], mask_align: int, softcap: float, deterministic: bool,
-    emulate: int = 0,
+    emulate: int = 0, validate_offsets: bool = True,
 ) -> Tuple[torch.Tensor, torch.Tensor]:
     """Calls ``torch.ops.amkl.attention_fwd`` (differentiable); returns ``(out, lse)``.
 
     ``lse`` is an empty tensor for pointwise activations. ``emulate`` (CPU only): round like
     a bfloat16 (1) or float16 (2) GPU kernel, for computing test tolerances.
+    ``validate_offsets``: see ``amkl.attention``.
     """
     return ops.attention_fwd(
         q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, q_to_kv,
         max_seqlen_q, max_seqlen_k, activation, scale, float(out_scale), bool(causal),
-        int(window[0]), int(window[1]), mask_align, float(softcap), bool(deterministic), emulate)
+        int(window[0]), int(window[1]), mask_align, float(softcap), bool(deterministic), emulate,
+        bool(validate_offsets))
 
 
 def attention_combine(out_partial: torch.Tensor, lse_partial: Optional[torch.Tensor],

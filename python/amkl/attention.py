@@ -36,6 +36,7 @@ def attention(
     return_lse: bool = False,
     deterministic: bool = False,
     mask_align: str = "bottom_right",
+    validate_offsets: bool = True,
 ) -> Union[torch.Tensor, Tuple[torch.Tensor, Optional[torch.Tensor]]]:
     """Attention with softmax or an element-wise activation (GDPA); differentiable.
 
@@ -82,6 +83,11 @@ def attention(
         q_to_kv: optional int32 ``[B_q]``: query sequence b attends KV sequence ``q_to_kv[b]``.
         return_lse: also return the log-sum-exp (softmax only; ``None`` for pointwise).
         deterministic: bitwise reproducible backward.
+        validate_offsets: check ``cu_seqlens``, ``seqused`` and ``q_to_kv`` (monotone, in
+            range) before running. For CUDA tensors this copies them to the host and waits for
+            the stream; ``False`` skips the check (the caller guarantees the values), which is
+            what lets a jagged call be captured in a CUDA graph. CUDA then needs
+            ``max_seqlen_q`` / ``max_seqlen_k`` for each jagged side. Default ``True``.
 
     Returns:
         ``out`` shaped like q with head dim ``d_v`` and q's dtype; with ``return_lse``,
@@ -124,7 +130,7 @@ def attention(
         max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k,
         activation=activation, scale=scale, out_scale=out_scale, causal=causal,
         window=tuple(window), mask_align=_MASK_ALIGN[mask_align], softcap=softcap,
-        deterministic=deterministic)
+        deterministic=deterministic, validate_offsets=validate_offsets)
 
     if nested_q is not None:
         out = _nested.repack(out, nested_q)

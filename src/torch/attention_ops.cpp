@@ -27,7 +27,7 @@ using OptTensor = std::optional<at::Tensor>;
   "Tensor? seqused_q, Tensor? seqused_k, Tensor? q_to_kv, int? max_seqlen_q, "             \
   "int? max_seqlen_k, str activation, float? scale, float out_scale, bool causal, "        \
   "int window_left, int window_right, int mask_align, float softcap, bool deterministic, " \
-  "int emulate"
+  "int emulate, bool validate_offsets"
 
 struct Call {
   AttentionInputs in;
@@ -40,7 +40,8 @@ Call make_call(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                std::optional<int64_t> max_seqlen_q, std::optional<int64_t> max_seqlen_k,
                const std::string& activation, std::optional<double> scale, double out_scale,
                bool causal, int64_t window_left, int64_t window_right, int64_t mask_align,
-               double softcap, bool deterministic, int64_t emulate) {
+               double softcap, bool deterministic, int64_t emulate,
+               bool validate_offsets) {
   Call c;
   c.in.q = to_ref(q, "q");
   c.in.k = to_ref(k, "k");
@@ -63,6 +64,7 @@ Call make_call(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   c.opt.softcap = softcap;
   c.opt.deterministic = deterministic;
   c.opt.emulate = static_cast<Rounding>(emulate);
+  c.opt.validate_offsets = validate_offsets;
   c.opt.stream = current_stream(q);
   return c;
 }
@@ -74,11 +76,12 @@ std::tuple<at::Tensor, at::Tensor> attention_fwd(
     std::optional<int64_t> max_seqlen_k, const std::string& activation,
     std::optional<double> scale, double out_scale, bool causal, int64_t window_left,
     int64_t window_right, int64_t mask_align, double softcap, bool deterministic,
-    int64_t emulate) {
+    int64_t emulate, bool validate_offsets) {
   c10::OptionalDeviceGuard guard(q.device());
   Call c = make_call(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, q_to_kv,
                      max_seqlen_q, max_seqlen_k, activation, scale, out_scale, causal,
-                     window_left, window_right, mask_align, softcap, deterministic, emulate);
+                     window_left, window_right, mask_align, softcap, deterministic, emulate,
+                     validate_offsets);
   AttentionShapes shapes = translate_errors([&] { return attention_forward_shapes(c.in, c.opt); });
 
   at::Tensor out = at::empty(shapes.out, q.options());  // out has q's dtype
@@ -101,11 +104,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> attention_bwd(
     std::optional<int64_t> max_seqlen_k, const std::string& activation,
     std::optional<double> scale, double out_scale, bool causal, int64_t window_left,
     int64_t window_right, int64_t mask_align, double softcap, bool deterministic,
-    int64_t emulate) {
+    int64_t emulate, bool validate_offsets) {
   c10::OptionalDeviceGuard guard(q.device());
   Call c = make_call(q, k, v, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, q_to_kv,
                      max_seqlen_q, max_seqlen_k, activation, scale, out_scale, causal,
-                     window_left, window_right, mask_align, softcap, deterministic, emulate);
+                     window_left, window_right, mask_align, softcap, deterministic, emulate,
+                     validate_offsets);
   // Contiguous gradients even for broadcast (stride-0) or strided inputs: autograd reduces
   // them through the view ops that produced q, k, v.
   at::Tensor dq = at::empty(q.sizes(), q.options());
