@@ -39,6 +39,9 @@ struct FwdArgs {
   // their count (fwd_tile_list.h). Null: every tile index in order, as TileScheduler decodes.
   const int* tile_list = nullptr;
   const int* tile_list_len = nullptr;
+#if defined(AMKL_SM90_TRACE)
+  uint64_t* trace = nullptr;  // measurement builds: phase stamps (fwd_trace.h), or null
+#endif
 };
 
 }  // namespace amkl::cuda::sm90

@@ -32,6 +32,7 @@
 #include "cuda/sm90/fwd_args.h"
 #include "cuda/sm90/fwd_config_sm90.h"
 #include "cuda/sm90/fwd_tile.h"
+#include "cuda/sm90/fwd_trace.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -377,6 +378,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // ================= producer: one thread decodes the tiles and issues every TMA load
     cutlass::arch::warpgroup_reg_dealloc<40>();
     if (threadIdx.x != 0) return;
+    AMKL_SM90_STAMP_INIT(a.trace, 0, true);
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
     Tensor mK = params.tma_k.get_tma_tensor(params.shape_k);
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
@@ -402,6 +404,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
         smem.tiles.info[slot.index()] = w;
         smem.tiles.full[slot.index()].arrive();
+        AMKL_SM90_STAMP(Fetched, w.n_blocks());
         const int posted = slot.index();
         slot.advance();
         return posted;
@@ -417,6 +420,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       smem.ring_q.producer_acquire(st_q);
       copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ)), tQg,
            tQs(_, st_q.index()));
+      AMKL_SM90_STAMP(LoadQ, 0);
       st_q.advance();
     };
     // With two Q buffers the next tile's Q is loaded while this tile's K/V still stream in.
@@ -448,12 +452,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         smem.ring_k.producer_acquire(st_k);
         copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK)), tKg(_, n),
              tKs(_, st_k.index()));
+        AMKL_SM90_STAMP(LoadK, n);
         st_k.advance();
       };
       auto load_v = [&](int n) {
         smem.ring_v.producer_acquire(st_v);
         copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV)), tVg(_, n),
              tVs(_, st_v.index()));
+        AMKL_SM90_STAMP(LoadV, n);
         st_v.advance();
       };
       // K of the first block first: it does not wait for Q's buffer.
@@ -494,6 +500,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
   const bool softmax = a.activation == Activation::Softmax;
 
+  AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
   RingState<kStagesK> st;  // K: the block whose S is issued next
   RingState<kStagesV> st_v;  // V: the block whose P V is issued next
@@ -505,6 +512,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   for (;;) {
     const TileInfo& w = smem.tiles.info[slot.index()];
     if (w.t >= num_tiles) break;
+    AMKL_SM90_STAMP(TileStart, w.n_blocks());
     pol.reset();
     bool first_pv = true;  // the tile's first P V zeroes O
     if (w.has_blocks()) {
@@ -513,21 +521,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (!s_issued) {  // block n_min: S only
         smem.ring_q.consumer_wait(st_q);
         turn_wait();
+        AMKL_SM90_STAMP(IssueBegin, n_min);
         smem.ring_k.consumer_wait(st);
         wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
         turn_pass();
+        AMKL_SM90_STAMP(IssueEnd, n_min);
       }
       warpgroup_wait<0>();
+      AMKL_SM90_STAMP(SReady, n_min);
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
       if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
       pol.apply<kBlockN>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       convert_pairs(tSrS, tOrP);
+      AMKL_SM90_STAMP(ActDone, n_min);
       st.advance();
       // blocks n_min+1 ..: S(n) runs on the tensor cores while nothing else waits for it;
       // P(n-1) V(n-1) is issued right behind it.
       for (int n = n_min + 1; n < n_max; ++n) {
         turn_wait();
+        AMKL_SM90_STAMP(IssueBegin, n);
         smem.ring_k.consumer_wait(st);
         wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
         smem.ring_v.consumer_wait(st_v);
@@ -535,12 +548,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
         first_pv = false;
         turn_pass();
+        AMKL_SM90_STAMP(IssueEnd, n);
         warpgroup_wait<1>();
+        AMKL_SM90_STAMP(SReady, n);
         warpgroup_fence_operand(tSrS);
         smem.ring_k.consumer_release(st);
         if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
         pol.apply<kBlockN>(a, w, n * kBlockN, tSrS, tScS, factor);
+        AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
+        AMKL_SM90_STAMP(PvReady, n);
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v);
         if (softmax) {
@@ -565,6 +582,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       s_issued = __shfl_sync(0xffffffffu, int(w_next.t < num_tiles && w_next.has_blocks()), 0);
       if (s_issued) smem.ring_q.consumer_wait(st_q);
       turn_wait();
+      AMKL_SM90_STAMP(IssueBegin, n_max);
       smem.ring_v.consumer_wait(st_v);
       warpgroup_fence_operand(tOrP);
       wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
@@ -572,7 +590,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (s_issued) smem.ring_k.consumer_wait(st);
       wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
       turn_pass();
+      AMKL_SM90_STAMP(IssueEnd, n_max);
       warpgroup_wait<1>();
+      AMKL_SM90_STAMP(PvReady, n_max);
       warpgroup_fence_operand(tOrO);
       smem.ring_v.consumer_release(st_v);
       st_v.advance();
@@ -580,9 +600,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       s_issued = false;
     }
     {  // the producer posts only tiles with query rows
+      AMKL_SM90_STAMP(EpilogueBegin, 0);
       float mul[2];
       epilogue_scale(a, w, softmax, pol, tOcO, tid, mul);
       store_o_direct<Cfg>(a, w, tOrO, tOcO, mul);
+      AMKL_SM90_STAMP(EpilogueEnd, 0);
     }
     smem.tiles.empty[slot.index()].arrive();
     slot.advance();

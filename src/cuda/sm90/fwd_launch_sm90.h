@@ -81,6 +81,9 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   a.bottom_right = p.mask_align == MaskAlign::BottomRight;
   a.num_m_blocks = (max_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
   a.reverse_m = p.window_right >= 0;
+#if defined(AMKL_SM90_TRACE)
+  a.trace = trace_buffer_from_env();
+#endif
   if (a.num_m_blocks == 0 || p.heads_q == 0 || p.q_side.batch == 0) return;
 
   auto gq = tma_view<Cfg>(p.q, p.q_side, p.heads_q, p.head_dim, a.q_head_mul, a.q_batch_mul);

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Where the Hopper forward's time goes, phase by phase, from a trace build of amkl
+(-DAMKL_SM90_TRACE: src/cuda/sm90/fwd_trace.h). One call of one case is traced; every
+interval between two consecutive stamps of a role (the producer thread, consumer warpgroups
+0 and 1) is named by its two events, e.g. "IssueEnd->SReady" (waiting for S) or
+"SReady->ActDone" (the score policy), and summed over all CTAs. The table shows each
+interval's share of the role's time and its mean length in cycles; the plot shows a few CTAs'
+timelines. The stamps cost a little (a store each, some spills): compare phases with each
+other, not the traced time with an untraced run.
+
+Usage (GPU machine, repository root):
+  bash bench/ab_build.sh /tmp/ab trace . -DAMKL_SM90_TRACE
+  PYTHONPATH=/tmp/ab/trace python3 bench/trace_tiles.py --case gdpa:256:256 --out /tmp/trace_l256
+Cases as in bench/ab_compare.py. Writes OUT.json and OUT.png.
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ab_compare import make_case  # noqa: E402
+
+EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDone",
+          6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
+          11: "LoadV", 12: "LoadQ"}
+ROLES = ["producer", "consumer0", "consumer1"]
+EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
+CLOCK_MASK = (1 << 40) - 1
+
+
+def decode(words, ctas):
+    """{(cta, role): [(cycle, event name, arg), ...]} from the raw buffer."""
+    out = {}
+    for cta in range(ctas):
+        for r, role in enumerate(ROLES):
+            base = (cta * len(ROLES) + r) * EVENTS_PER_ROLE
+            stream = []
+            for w in words[base:base + EVENTS_PER_ROLE]:
+                if w == 0:
+                    break
+                stream.append((w & CLOCK_MASK, EVENTS.get((w >> 40) & 0xFF, "?"),
+                               (w >> 48) & 0xFFFF))
+            out[(cta, role)] = stream
+    return out
+
+
+def intervals(streams):
+    """Per role: total cycles and counts of each 'A->B' interval."""
+    total = {role: collections.Counter() for role in ROLES}
+    count = {role: collections.Counter() for role in ROLES}
+    span = collections.Counter()
+    for (cta, role), ev in streams.items():
+        for (t0, e0, _), (t1, e1, _) in zip(ev, ev[1:]):
+            d = (t1 - t0) & CLOCK_MASK
+            total[role][f"{e0}->{e1}"] += d
+            count[role][f"{e0}->{e1}"] += 1
+        if len(ev) > 1:
+            span[role] += (ev[-1][0] - ev[0][0]) & CLOCK_MASK
+    return total, count, span
+
+
+def plot(streams, ctas, path, window):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    colors = {}
+    palette = plt.get_cmap("tab20").colors
+    fig, ax = plt.subplots(figsize=(14, 0.6 * len(ctas) * len(ROLES) + 1.5))
+    y = 0
+    labels = []
+    for cta in ctas:
+        t_ref = min(ev[0][0] for (c, _), ev in streams.items() if c == cta and ev)
+        for role in ROLES:
+            ev = streams[(cta, role)]
+            for (t0, e0, _), (t1, e1, _) in zip(ev, ev[1:]):
+                a, b = t0 - t_ref, t1 - t_ref
+                if a > window:
+                    break
+                key = f"{e0}->{e1}"
+                if key not in colors:
+                    colors[key] = palette[len(colors) % len(palette)]
+                ax.broken_barh([(a, b - a)], (y, 0.8), color=colors[key], label=key)
+            labels.append(f"CTA {cta} {role}")
+            y += 1
+    handles, names = ax.get_legend_handles_labels()
+    uniq = dict(zip(names, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=6, ncol=4, loc="upper right")
+    ax.set_yticks([i + 0.4 for i in range(y)])
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xlim(0, window)
+    ax.set_xlabel("SM clock cycles from the CTA's first stamp")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--case", default="gdpa:256:256")
+    ap.add_argument("--out", required=True, help="path prefix for OUT.json and OUT.png")
+    ap.add_argument("--plot-ctas", default="0,1,2")
+    ap.add_argument("--window", type=int, default=200000, help="cycles shown in the plot")
+    args = ap.parse_args()
+    fn, flops = make_case(args.case)
+    fn()  # warm-up, untraced
+    torch.cuda.synchronize()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    buf = torch.zeros(sms * len(ROLES) * EVENTS_PER_ROLE, dtype=torch.int64, device="cuda")
+    os.environ["AMKL_SM90_TRACE_BUFFER"] = hex(buf.data_ptr())
+    try:
+        fn()
+        torch.cuda.synchronize()
+    finally:
+        del os.environ["AMKL_SM90_TRACE_BUFFER"]
+    words = [int(w) & ((1 << 64) - 1) for w in buf.cpu().tolist()]
+    if not any(words):
+        sys.exit("no stamps: is this a -DAMKL_SM90_TRACE build? (bench/ab_build.sh ... "
+                 "-DAMKL_SM90_TRACE)")
+    streams = decode(words, sms)
+    total, count, span = intervals(streams)
+    tiles = sum(1 for (c, r), ev in streams.items() if r == "consumer0"
+                for e in ev if e[1] == "TileStart")
+    report = {"case": args.case, "sms": sms, "tiles_traced": tiles, "roles": {}}
+    print(f"{args.case}: {tiles} tiles traced on {sms} SMs")
+    for role in ROLES:
+        rows = []
+        for key, cyc in total[role].most_common(12):
+            rows.append({"interval": key, "share": cyc / max(span[role], 1),
+                         "mean_cycles": cyc / count[role][key], "count": count[role][key]})
+        report["roles"][role] = {"span_cycles": span[role], "intervals": rows}
+        print(f"  {role} (sum of spans {span[role]:.3g} cycles)")
+        for r in rows:
+            print(f"    {r['interval']:28s} {100 * r['share']:5.1f}%  mean {r['mean_cycles']:8.0f}"
+                  f"  x{r['count']}")
+    with open(args.out + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+    plot(streams, [int(c) for c in args.plot_ctas.split(",")], args.out + ".png", args.window)
+    print(f"wrote {args.out}.json and {args.out}.png")
+
+
+if __name__ == "__main__":
+    main()
