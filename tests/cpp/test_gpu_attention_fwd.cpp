@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -285,6 +286,9 @@ TEST_P(GpuFwd, MatchesOracle) {
       go.validate_offsets = false;
       in.max_seqlen_q = *std::max_element(c.lq.begin(), c.lq.end());
       in.max_seqlen_k = *std::max_element(c.lk.begin(), c.lk.end());
+      // The uploads and poisoning above ran on the legacy stream, which a non-blocking stream
+      // does not wait for (cudaMemset may return before it is done).
+      CK(cudaDeviceSynchronize());
       cudaStream_t st;
       CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
       go.stream = st;
@@ -528,6 +532,22 @@ std::vector<Case> all_cases() {
     c.out_scale = 0.25f;
     c.out_f32 = true;
     c.name = "strided_scales_f32out_d" + std::to_string(d);
+    v.push_back(c);
+  }
+  // fast_gelu folds the scale into its constants only for 1e-12 <= |scale| <= 1e13
+  // (apply_act); scales on both sides of that range take the plain formula.
+  for (float sc : {1e-14f, 3e-12f, 5e12f, 2e13f}) {
+    Case c;
+    c.act = Activation::FastGelu;
+    c.lq = {70, 129};
+    c.lk = {200, 65};
+    c.scale = sc;
+    c.out_scale = 1.f / sc;
+    c.out_f32 = true;
+    char name[64];
+    std::snprintf(name, sizeof(name), "fast_gelu_scale_%.0e", double(sc));
+    c.name = name;
+    for (char& ch : c.name) ch = ch == '-' ? 'm' : (ch == '+' ? 'p' : ch);
     v.push_back(c);
   }
   {

@@ -22,7 +22,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
 
@@ -115,19 +114,27 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
     // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
     // constants and the half into one FFMA: 6 instructions per element instead of 8 (the
     // benchmark's activation; its loop is issue-bound).
+    // The fold needs c1 ~ 0.036 scale^3 to stay a normal float: for |scale| outside
+    // [1e-12, 1e13] it would underflow (losing the cubic term, or 0 * inf = NaN for large s)
+    // or overflow, so such scales take the plain formula on x = scale * s (uniform branch).
     using namespace detail::act_const;
-    const float c0 = float(kSqrt2OverPi) * scale;
-    // Clamped: for |scale| > ~1e13 the cube overflows, and inf * 0 would turn f(0) into NaN;
-    // FLT_MAX keeps f(0) = 0 and sends large |x| to tanh(+-inf) = +-1, the unfolded limits.
-    const float c1 = fminf(fmaxf(float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale,
-                                 -FLT_MAX), FLT_MAX);
-    const float half = 0.5f * scale;
-    CUTE_UNROLL
-    for (int i = 0; i < size(s); ++i) {
-      const float x = s(i);
-      const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
-      const float hx = half * x;
-      s(i) = fmaf(hx, t, hx);
+    const float abs_scale = fabsf(scale);
+    if (abs_scale >= 1e-12f && abs_scale <= 1e13f) {
+      const float c0 = float(kSqrt2OverPi) * scale;
+      const float c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
+      const float half = 0.5f * scale;
+      CUTE_UNROLL
+      for (int i = 0; i < size(s); ++i) {
+        const float x = s(i);
+        const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
+        const float hx = half * x;
+        s(i) = fmaf(hx, t, hx);
+      }
+    } else {
+      CUTE_UNROLL
+      for (int i = 0; i < size(s); ++i) {
+        s(i) = detail::activation_forward_fast<Activation::FastGelu>(s(i) * scale);
+      }
     }
   } else if constexpr (kAct == Activation::FastGeluBf16) {
     CUTE_UNROLL

@@ -128,15 +128,18 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
       ws.base, 0, (varlen ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
   if (launch == cudaSuccess && varlen) {
     const int n = int(tiles);
-    const int threads = TileListWorkspace::kThreads;
-    const int cost_blocks = int(std::min<int64_t>((n + threads - 1) / threads, 4 * int64_t(sms)));
-    tile_list_costs<Cfg::kBlockM, Cfg::kBlockN><<<cost_blocks, threads, 0, stream>>>(a, n, ws);
-    const int scatter_blocks =
-        (n + TileListWorkspace::kScatterTiles - 1) / TileListWorkspace::kScatterTiles;
-    tile_list_scatter<<<scatter_blocks, threads, 0, stream>>>(n, ws);
+    const int64_t threads = TileListWorkspace::kThreads;  // block counts in 64 bits: n < 2^31
+    const int cost_blocks = int(std::min<int64_t>((tiles + threads - 1) / threads, 4 * int64_t(sms)));
+    tile_list_costs<Cfg::kBlockM, Cfg::kBlockN><<<cost_blocks, int(threads), 0, stream>>>(a, n, ws);
+    launch = cudaGetLastError();
+    if (launch == cudaSuccess) {
+      const int scatter_blocks = int((tiles + TileListWorkspace::kScatterTiles - 1) /
+                                     TileListWorkspace::kScatterTiles);
+      tile_list_scatter<<<scatter_blocks, int(threads), 0, stream>>>(n, ws);
+      launch = cudaGetLastError();
+    }
     a.tile_list = ws.list(tiles);
     a.tile_list_len = ws.length();
-    launch = cudaGetLastError();
   }
   if (launch == cudaSuccess) {
     kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);

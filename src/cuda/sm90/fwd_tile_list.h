@@ -56,8 +56,10 @@ __global__ void __launch_bounds__(TileListWorkspace::kThreads)
   __syncthreads();
   const TileScheduler sched = tile_scheduler(a);
   int* buckets = ws.buckets();
-  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < num_tiles; t += gridDim.x * blockDim.x) {
-    const int b = tile_bucket(decode_tile<kBlockM, kBlockN>(a, sched, t, num_tiles));
+  // 64-bit index: num_tiles may sit just below 2^31, where t + stride would wrap.
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < num_tiles; t += stride) {
+    const int b = tile_bucket(decode_tile<kBlockM, kBlockN>(a, sched, int(t), num_tiles));
     buckets[t] = b;
     if (b >= 0) atomicAdd(&hist[b], 1);
   }
