@@ -22,6 +22,7 @@ struct FwdArgs {
   int64_t o_batch = 0, o_row = 0, o_head = 0;
   bool out_f32 = false;
   bool out_pairs = true;  // two adjacent columns may be stored as one 4/8-byte word
+  bool out_vec16 = false;  // 16-bit output whose rows may be stored in aligned 16-byte chunks
   float* lse = nullptr;
   int64_t lse_batch = 0, lse_head = 0, lse_row = 0;
 

@@ -13,7 +13,8 @@
 //     entries exactly 0) runs while the PV WGMMA is in flight; then wait for PV, rescale O
 //     (softmax), convert P to bf16/fp16 in registers. The last P V of a tile is issued together
 //     with the next tile's first S, so the epilogue (normalize, out_scale, predicated stores)
-//     runs while the tensor cores already work on the next tile (specs/gdpa.md 5.4).
+//     runs while the tensor cores already work on the next tile (specs/gdpa.md 5.4); O is
+//     stored in 16-byte row chunks after a transpose within each quad of lanes.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -292,6 +293,20 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
   }
 }
 
+/// A thread's two rows of O (fragment element 2r lies on row r): the address of column `col`
+/// in each, and whether the row exists.
+template <class OutT, class FragC>
+__device__ __forceinline__ void o_rows(const FwdArgs& a, const TileInfo& w, const FragC& coord,
+                                       int col, OutT* (&row_ptr)[2], bool (&row_ok)[2]) {
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const int row = int(get<0>(coord(2 * r)));
+    row_ok[r] = w.m0 + row < w.len_q;
+    row_ptr[r] = static_cast<OutT*>(a.out) + int64_t(w.b) * a.o_batch + int64_t(w.h) * a.o_head +
+                 int64_t(w.start_q + w.m0 + row) * a.o_row + col;
+  }
+}
+
 /// One output type's stores of O straight from the accumulators. A thread holds two rows
 /// (fragment element i lies on row (i >> 1) & 1) and pairs of adjacent columns at fixed
 /// distances from its first column, so each store is one address register plus an immediate
@@ -302,13 +317,7 @@ __device__ __forceinline__ void store_o_rows(const FwdArgs& a, const TileInfo& w
   const int col0 = int(get<1>(coord(0)));
   OutT* row_ptr[2];
   bool row_ok[2];
-  CUTE_UNROLL
-  for (int r = 0; r < 2; ++r) {
-    const int row = int(get<0>(coord(2 * r)));
-    row_ok[r] = w.m0 + row < w.len_q;
-    row_ptr[r] = static_cast<OutT*>(a.out) + int64_t(w.b) * a.o_batch + int64_t(w.h) * a.o_head +
-                 int64_t(w.start_q + w.m0 + row) * a.o_row + col0;
-  }
+  o_rows<OutT>(a, w, coord, col0, row_ptr, row_ok);
   CUTE_UNROLL
   for (int i = 0; i < size(o); i += 2) {
     const int r = (i >> 1) & 1;
@@ -327,14 +336,72 @@ __device__ __forceinline__ void store_o_rows(const FwdArgs& a, const TileInfo& w
   }
 }
 
-/// O straight from the accumulators: predicated stores of column pairs (one 4- or 8-byte store
-/// per pair where the output's strides and alignment allow, else two).
+/// One butterfly step of a 4x4 word transpose within a quad of lanes: the lane with `upper`
+/// set swaps its words (lo0, lo1), the other lane its (hi0, hi1), with the lane `mask` apart.
+__device__ __forceinline__ void quad_exchange(uint32_t& lo0, uint32_t& lo1, uint32_t& hi0,
+                                              uint32_t& hi1, bool upper, int mask) {
+  uint32_t s0 = upper ? lo0 : hi0, s1 = upper ? lo1 : hi1;
+  s0 = __shfl_xor_sync(0xffffffffu, s0, mask);
+  s1 = __shfl_xor_sync(0xffffffffu, s1, mask);
+  if (upper) {
+    lo0 = s0;
+    lo1 = s1;
+  } else {
+    hi0 = s0;
+    hi1 = s1;
+  }
+}
+
+/// 16-bit O in 16-byte row chunks. The accumulator gives each thread of a quad (4 lanes, same
+/// two rows) one column pair of every 8-column group: fragment element i is row (i >> 1) & 1,
+/// column col0 + 8 (i >> 2) + (i & 1), with col0 = 2 (lane % 4). Over four consecutive groups
+/// a 4x4 transpose of 32-bit words within the quad (two butterfly steps, two shuffles each)
+/// leaves each thread the 8 columns of one group, stored as one 16-byte word: a warp's store
+/// then writes 8 rows x 64 contiguous bytes (whole sectors) instead of 8 x 16 bytes with pair
+/// stores, with a quarter of the store instructions (bench/NOTES.md, step 6: +3% long rows,
+/// +13-29% short ones).
+template <class OutT, class FragO, class FragC>
+__device__ __forceinline__ void store_o_vec16(const FwdArgs& a, const TileInfo& w,
+                                              const FragO& o, const FragC& coord,
+                                              const float (&mul)[2]) {
+  constexpr int kGroups = int(decltype(size(o))::value) / 4;  // 8-column groups in a row
+  static_assert(kGroups % 4 == 0, "d_v must be a multiple of 32");
+  const int t = int(threadIdx.x % 4);
+  const bool b0 = (t & 1) != 0, b1 = (t & 2) != 0;
+  OutT* row_ptr[2];  // the quad's first column
+  bool row_ok[2];
+  o_rows<OutT>(a, w, coord, int(get<1>(coord(0))) - 2 * t, row_ptr, row_ok);
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    CUTE_UNROLL
+    for (int g0 = 0; g0 < kGroups; g0 += 4) {
+      uint32_t m[4];  // m[c]: this thread's pair of group g0 + c
+      CUTE_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        const int i = 4 * (g0 + c) + 2 * r;
+        m[c] = pack2<OutT>(o(i) * mul[r], o(i + 1) * mul[r]);
+      }
+      quad_exchange(m[0], m[1], m[2], m[3], b1, 2);  // lanes t, t^2: t >= 2 sends m[0..1]
+      quad_exchange(m[0], m[2], m[1], m[3], b0, 1);  // lanes t, t^1: odd t sends m[0], m[2]
+      // m[s] now holds lane s's pair of group g0 + t: columns 8 (g0 + t) .. + 7 in order.
+      if (row_ok[r]) {
+        *reinterpret_cast<uint4*>(row_ptr[r] + 8 * (g0 + t)) = make_uint4(m[0], m[1], m[2], m[3]);
+      }
+    }
+  }
+}
+
+/// O straight from the accumulators: 16-byte row chunks where the output allows (16-bit,
+/// 16-byte aligned rows), else predicated stores of column pairs (one 4- or 8-byte store per
+/// pair where the output's strides and alignment allow, else two).
 template <class Cfg, class FragO, class FragC>
 __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo& w,
                                                const FragO& o, const FragC& coord,
                                                const float (&mul)[2]) {
   using Element = typename Cfg::Element;
-  if (a.out_f32) {
+  if (a.out_vec16) {
+    store_o_vec16<Element>(a, w, o, coord, mul);
+  } else if (a.out_f32) {
     if (a.out_pairs) {
       store_o_rows<float, true>(a, w, o, coord, mul);
     } else {
@@ -608,12 +675,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     {  // the producer posts only tiles with query rows
       AMKL_SM90_STAMP(EpilogueBegin, 0);
+      // The mailbox slot goes back before the stores of O: behind them, the arrive waited
+      // ~1400 cycles (the trace of bench/NOTES.md, step 6). So the tile's info is copied to
+      // registers first; the compiler barrier keeps those loads before the arrive.
+      const TileInfo wr = w;
+      asm volatile("" ::: "memory");
+      smem.tiles.empty[slot.index()].arrive();
       float mul[2];
-      epilogue_scale(a, w, softmax, pol, tOcO, tid, mul);
-      store_o_direct<Cfg>(a, w, tOrO, tOcO, mul);
+      epilogue_scale(a, wr, softmax, pol, tOcO, tid, mul);
+      store_o_direct<Cfg>(a, wr, tOrO, tOcO, mul);
       AMKL_SM90_STAMP(EpilogueEnd, 0);
     }
-    smem.tiles.empty[slot.index()].arrive();
     slot.advance();
     smem.tiles.full[slot.index()].wait(slot.phase());
   }

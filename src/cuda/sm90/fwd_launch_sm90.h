@@ -66,6 +66,8 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
     const int esz = a.out_f32 ? 4 : 2;
     const bool even = (a.o_batch % 2 == 0) && (a.o_row % 2 == 0) && (a.o_head % 2 == 0);
     a.out_pairs = even && (reinterpret_cast<uintptr_t>(p.out.data) % (2 * esz) == 0);
+    const bool by8 = (a.o_batch % 8 == 0) && (a.o_row % 8 == 0) && (a.o_head % 8 == 0);
+    a.out_vec16 = !a.out_f32 && by8 && (reinterpret_cast<uintptr_t>(p.out.data) % 16 == 0);
   }
   a.lse = p.lse;
   a.lse_batch = p.q_side.jagged ? 0 : p.lse_batch_stride;
