@@ -124,12 +124,25 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
       const float c0 = float(kSqrt2OverPi) * scale;
       const float c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
       const float half = 0.5f * scale;
+#if defined(AMKL_SM90_FAST_GELU_FMA_SHARE)
+      // Measurement builds only (bench/NOTES.md, what next 1): this many of every 8 elements
+      // take the MUFU-free form (detail::fast_gelu_fma), the others the tanh.
+      constexpr int kFmaShare = AMKL_SM90_FAST_GELU_FMA_SHARE;
+      const float k0 = -2.f * 1.4426950408889634f * c0, k1 = -2.f * 1.4426950408889634f * c1;
+#else
+      constexpr int kFmaShare = 0;
+      const float k0 = 0.f, k1 = 0.f;
+#endif
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
         const float x = s(i);
-        const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
-        const float hx = half * x;
-        s(i) = fmaf(hx, t, hx);
+        if (i % 8 < kFmaShare) {
+          s(i) = detail::fast_gelu_fma(x, scale, k0, k1);
+        } else {
+          const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
+          const float hx = half * x;
+          s(i) = fmaf(hx, t, hx);
+        }
       }
     } else {
       CUTE_UNROLL
