@@ -186,6 +186,12 @@ AMKL_HD float exp2_fma(float z) {
   return r;
 }
 
+/// 2^z for z <= 126, flushed to 0 below 2^-126 as the MUFU's ex2.approx.ftz does (so a
+/// masked score, -inf, gives exactly 0).
+AMKL_HD float exp2_fma_ftz(float z) {
+  return z < -126.f ? 0.f : exp2_fma(z);
+}
+
 /// 1 / d for a positive normal d: an integer first guess (5% error), two Newton steps
 /// (relative error < 7e-6).
 AMKL_HD float rcp_fma(float d) {

@@ -1,5 +1,5 @@
-// The MUFU-free arithmetic forms of activation_math.h (exp2_fma, rcp_fma, fast_gelu_fma)
-// against double-precision references over dense ranges.
+// The MUFU-free arithmetic forms of activation_math.h (exp2_fma, exp2_fma_ftz, rcp_fma,
+// fast_gelu_fma) against double-precision references over dense ranges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +20,15 @@ TEST(ActivationFma, Exp2RelativeError) {
     worst = std::max(worst, std::fabs(double(exp2_fma(z)) / ref - 1.0));
   }
   EXPECT_LT(worst, 4e-6);
+}
+
+TEST(ActivationFma, Exp2FlushesLikeTheMufu) {
+  using amkl::detail::exp2_fma_ftz;
+  EXPECT_EQ(exp2_fma_ftz(-INFINITY), 0.f);
+  EXPECT_EQ(exp2_fma_ftz(-126.5f), 0.f);
+  EXPECT_EQ(exp2_fma_ftz(0.f), 1.f);
+  EXPECT_NEAR(exp2_fma_ftz(-126.f), std::ldexp(1.0, -126), std::ldexp(1.0, -126) * 4e-6);
+  EXPECT_NEAR(exp2_fma_ftz(-20.25f), std::exp2(-20.25), std::exp2(-20.25) * 4e-6);
 }
 
 TEST(ActivationFma, RcpRelativeError) {

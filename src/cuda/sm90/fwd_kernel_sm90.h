@@ -270,9 +270,17 @@ struct ScorePolicy {
       row_max[r] = new_max;
       row_sum[r] *= factor[r];
     }
+#if defined(AMKL_SM90_SOFTMAX_EXP2_FMA_SHARE)
+    // Measurement builds only (bench/NOTES.md, what next 1): this many of every 8 elements
+    // take the MUFU-free 2^x (detail::exp2_fma_ftz), the others the MUFU.
+    constexpr int kFmaShare = AMKL_SM90_SOFTMAX_EXP2_FMA_SHARE;
+#else
+    constexpr int kFmaShare = 0;
+#endif
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
-      const float p = detail::fast_exp2(fmaf(s(i), sl2, -m_use[(i >> 1) & 1]));
+      const float z = fmaf(s(i), sl2, -m_use[(i >> 1) & 1]);
+      const float p = i % 8 < kFmaShare ? detail::exp2_fma_ftz(z) : detail::fast_exp2(z);
       row_sum[(i >> 1) & 1] += p;
       s(i) = p;
     }
