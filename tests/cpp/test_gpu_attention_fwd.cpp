@@ -74,6 +74,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
   float softcap = 0.f, scale = NAN, out_scale = 1.f;
   bool out_f32 = true;  // float32 out: the comparison sees the kernel's internal roundings
   int q_row_pad = 0;  // extra elements per row of q/k/v (non-contiguous rows)
+  int out_row_pad = 0;  // extra elements per row of out: must stay as poisoned
   bool broadcast_q = false;  // dense q with batch stride 0
   bool graph = false;  // run the GPU call captured in a CUDA graph (replayed twice)
 };
@@ -176,7 +177,7 @@ TEST_P(GpuFwd, MatchesOracle) {
   opt.out_scale = c.out_scale;
 
   // Output geometry (from the API).
-  Side os = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.dv, 0, c.seqused_q);
+  Side os = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.dv, c.out_row_pad, c.seqused_q);
   if (c.broadcast_q) os.B = qs.B;
   const int64_t out_elems = os.elems();
   const bool softmax = c.act == Activation::Softmax;
@@ -322,12 +323,18 @@ TEST_P(GpuFwd, MatchesOracle) {
     std::memcpy(&u, buf.data() + i * 2, 2);
     return from_bits(u, dt);
   };
-  // Every element of out (rows outside the sequences must be 0 like the oracle's) and of lse.
+  // Every element of out (rows outside the sequences must be 0 like the oracle's) and of lse;
+  // the row padding of out must keep the poison (NaN): nothing is written outside the rows.
   double err_gpu = 0, err_emul = 0;
-  int64_t bad_rows = 0, checked = 0;
+  int64_t bad_rows = 0, checked = 0, pad_written = 0;
+  const int64_t row_elems = int64_t(c.H) * c.dv;
   for (int64_t idx = 0; idx < out_elems; ++idx) {
     const double r = ref_out[size_t(idx)];
     const double g = val(gpu_out, idx), e = val(emul_out, idx);
+    if (idx % os.row_stride() >= row_elems) {
+      if (!std::isnan(g) && pad_written++ < 3) ADD_FAILURE() << "padding written at " << idx;
+      continue;
+    }
     if (!std::isfinite(g)) {
       if (bad_rows++ < 3) ADD_FAILURE() << "non-finite out at flat index " << idx;
       err_gpu = INFINITY;
@@ -353,6 +360,7 @@ TEST_P(GpuFwd, MatchesOracle) {
   }
   EXPECT_EQ(lse_fail, 0);
   EXPECT_EQ(bad_rows, 0) << "non-finite values in the GPU output";
+  EXPECT_EQ(pad_written, 0) << "values written into the padding of out's rows";
   EXPECT_LE(err_gpu, 2 * err_emul + 1e-5)
       << c.name << ": max|gpu-ref64| " << err_gpu << " vs max|emul-ref64| " << err_emul
       << " over " << checked << " values";
@@ -533,6 +541,21 @@ std::vector<Case> all_cases() {
     c.out_f32 = true;
     c.name = "strided_scales_f32out_d" + std::to_string(d);
     v.push_back(c);
+  }
+  // Output rows with padding: 8 (16-byte aligned rows: the 16-byte chunk stores), 2 (4-byte
+  // pair stores), 3 (odd stride: element stores); 16-bit and float32 outputs.
+  for (int pad : {8, 2, 3}) {
+    for (bool f32 : {false, true}) {
+      Case c;
+      c.act = f32 ? Activation::Softmax : Activation::FastGelu;
+      c.lq = {70, 129, 1};
+      c.lk = {200, 65, 3};
+      c.q_jagged = pad != 8;
+      c.out_row_pad = pad;
+      c.out_f32 = f32;
+      c.name = std::string("out_row_pad") + std::to_string(pad) + (f32 ? "_f32out" : "");
+      v.push_back(c);
+    }
   }
   // fast_gelu folds the scale into its constants only for 1e-12 <= |scale| <= 1e13
   // (apply_act); scales on both sides of that range take the plain formula.
