@@ -21,7 +21,8 @@ fi
 start=$(date +%s)
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMKL_CUDA=ON -DAMKL_BUILD_PYTHON=ON \
   -DAMKL_BUILD_TESTS=OFF -DAMKL_BUILD_TOOLS=OFF -DAMKL_BUILD_BENCH=OFF \
-  -DAMKL_CUTLASS_INCLUDE_DIR="$cutlass" -DCMAKE_CUDA_FLAGS="$flags" > "$build.configure.log" 2>&1 \
+  -DAMKL_CUTLASS_INCLUDE_DIR="$cutlass" -DCMAKE_CUDA_FLAGS="$flags" \
+  -DPython3_EXECUTABLE="$(command -v python3)" > "$build.configure.log" 2>&1 \
   || { tail -20 "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "${JOBS:-$(nproc)}" > "$build.log" 2>&1 || { grep -m20 error "$build.log"; exit 1; }
 rm -rf "${dest:?}/$name" && cp -r "$src/python" "$dest/$name"
