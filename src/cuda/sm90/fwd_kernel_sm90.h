@@ -114,7 +114,8 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   if constexpr (kAct == Activation::FastGelu) {
     // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
     // constants and the half into one FFMA: 6 instructions per element instead of 8 (the
-    // benchmark's activation; its loop is issue-bound).
+    // benchmark's activation; its 64 MUFU.TANH per thread and block bound the GDPA mainloop:
+    // bench/NOTES.md, step 6).
     // The fold needs c1 ~ 0.036 scale^3 to stay a normal float: for |scale| outside
     // [1e-12, 1e13] it would underflow (losing the cubic term, or 0 * inf = NaN for large s)
     // or overflow, so such scales take the plain formula on x = scale * s (uniform branch).
