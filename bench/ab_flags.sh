@@ -3,11 +3,10 @@
 # bench/ab_compare.py (alternating processes, medians of 3 rounds): one command for a
 # measurement-macro sweep on the GPU machine.
 #   bench/ab_flags.sh OUT.json CASES NAME=FLAGS [NAME=FLAGS ...]
-# e.g. bench/ab_flags.sh /tmp/fma.json gdpa:1024:1024,gdpa:2048:2048 \
-#        k0= k1=-DAMKL_SM90_FAST_GELU_FMA_SHARE=1 k2=-DAMKL_SM90_FAST_GELU_FMA_SHARE=2
+# e.g. bench/ab_flags.sh /tmp/q.json gdpa:256:256,gdpa:2048:2048 q2= q1=-DAMKL_SM90_Q_STAGES=1
 # The first variant is the baseline of the ratio column. Builds go to /tmp/ab (bench/ab_build.sh).
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n 2,8p "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n 2,7p "$0"; exit 2; }
 out=$1 cases=$2
 shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -163,56 +163,6 @@ AMKL_HD T activation_derivative(Activation a, T x) {
   return T(1);
 }
 
-// MUFU-free forms: FMA- and integer-pipe arithmetic only, for kernels whose scores loop runs
-// out of MUFU throughput (fast_gelu's tanh: bench/NOTES.md, step 6), so that a share of the
-// elements can be evaluated beside the MUFU. Host-callable, so the CPU tests check them.
-
-/// 2^z for z in [-126, 126] (callers clamp): z = n + f with n = rint(z) from the low bits of
-/// z + 1.5 * 2^23, 2^f by a degree-4 polynomial (relative error < 3e-6 on [-0.5, 0.5]), and n
-/// added to the exponent field.
-AMKL_HD float exp2_fma(float z) {
-  constexpr float kRound = 12582912.f;  // 1.5 * 2^23
-  const float t = z + kRound;
-  const float f = z - (t - kRound);
-  const float p = fmaf(fmaf(fmaf(fmaf(0.009582853f, f, 0.055906426f), f, 0.240240991f), f,
-                            0.693124175f),
-                       f, 1.f);
-  uint32_t tb, pb;
-  memcpy(&tb, &t, 4);
-  memcpy(&pb, &p, 4);
-  pb += tb << 23;  // t's low bits hold n (two's complement), the shift drops the rest
-  float r;
-  memcpy(&r, &pb, 4);
-  return r;
-}
-
-/// 2^z for z <= 126, flushed to 0 below 2^-126 as the MUFU's ex2.approx.ftz does (so a
-/// masked score, -inf, gives exactly 0).
-AMKL_HD float exp2_fma_ftz(float z) {
-  return z < -126.f ? 0.f : exp2_fma(z);
-}
-
-/// 1 / d for a positive normal d: an integer first guess (5% error), two Newton steps
-/// (relative error < 7e-6).
-AMKL_HD float rcp_fma(float d) {
-  uint32_t db;
-  memcpy(&db, &d, 4);
-  db = 0x7ef30e00u - db;
-  float r;
-  memcpy(&r, &db, 4);
-  r = fmaf(r, fmaf(-d, r, 1.f), r);
-  return fmaf(r, fmaf(-d, r, 1.f), r);
-}
-
-/// fast_gelu(scale * x) without tanh: 0.5 y (1 + tanh(u)) = y / (1 + e^(-2u)), y = scale * x,
-/// u = sqrt(2/pi) y (1 + 0.044715 y^2), written as y / (1 + 2^z), z = x (k0 + k1 x^2) with
-/// the scale folded into k0 = -2 log2(e) sqrt(2/pi) scale and k1 = k0 * 0.044715 scale^2.
-/// z is clamped to [-64, 64] (beyond it the quotient is y or 0 to within 2^-64 of y).
-AMKL_HD float fast_gelu_fma(float x, float scale, float k0, float k1) {
-  const float z = fminf(fmaxf(x * fmaf(k1, x * x, k0), -64.f), 64.f);
-  return (scale * x) * rcp_fma(1.f + exp2_fma(z));
-}
-
 #if defined(__CUDACC__)
 /// 2^x with one MUFU.EX2 (ex2.approx.ftz: results below 2^-126 flush to 0). The plain exp2f
 /// of a build without fast math adds a compare and two predicated multiplies per call to

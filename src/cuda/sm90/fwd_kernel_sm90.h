@@ -1,4 +1,5 @@
-// The Hopper attention forward kernel: softmax attention and GDPA in one mainloop.
+// The Hopper attention forward kernel: softmax attention and GDPA in one mainloop, compiled
+// once per score kind (softmax, fast_gelu, any other pointwise activation: ScoreKind).
 //
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
 // one head of one query sequence).
@@ -114,8 +115,10 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   if constexpr (kAct == Activation::FastGelu) {
     // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
     // constants and the half into one FFMA: 6 instructions per element instead of 8 (the
-    // benchmark's activation; its 64 MUFU.TANH per thread and block bound the GDPA mainloop:
-    // bench/NOTES.md, step 6).
+    // benchmark's activation; with it a key block's score policy takes ~1575 cycles per
+    // warpgroup against ~435 for the identity, bench/NOTES.md step 6). Evaluating a share of
+    // the elements without the MUFU (exp2 polynomial + Newton reciprocal) made every row
+    // slower (step 7): the added instructions cost more than the tanh throughput they free.
     // The fold needs c1 ~ 0.036 scale^3 to stay a normal float: for |scale| outside
     // [1e-12, 1e13] it would underflow (losing the cubic term, or 0 * inf = NaN for large s)
     // or overflow, so such scales take the plain formula on x = scale * s (uniform branch).
@@ -125,25 +128,12 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
       const float c0 = float(kSqrt2OverPi) * scale;
       const float c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
       const float half = 0.5f * scale;
-#if defined(AMKL_SM90_FAST_GELU_FMA_SHARE)
-      // Measurement builds only (bench/NOTES.md, what next 1): this many of every 8 elements
-      // take the MUFU-free form (detail::fast_gelu_fma), the others the tanh.
-      constexpr int kFmaShare = AMKL_SM90_FAST_GELU_FMA_SHARE;
-      const float k0 = -2.f * 1.4426950408889634f * c0, k1 = -2.f * 1.4426950408889634f * c1;
-#else
-      constexpr int kFmaShare = 0;
-      const float k0 = 0.f, k1 = 0.f;
-#endif
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
         const float x = s(i);
-        if (i % 8 < kFmaShare) {
-          s(i) = detail::fast_gelu_fma(x, scale, k0, k1);
-        } else {
-          const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
-          const float hx = half * x;
-          s(i) = fmaf(hx, t, hx);
-        }
+        const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
+        const float hx = half * x;
+        s(i) = fmaf(hx, t, hx);
       }
     } else {
       CUTE_UNROLL
@@ -213,6 +203,23 @@ struct RowKeys {
   __device__ __forceinline__ bool allowed(int r, int j) const { return j >= lo[r] && j < hi[r]; }
 };
 
+/// What a kernel instantiation's score policy is compiled for. Each kind is its own kernel, so
+/// that the two policies the benchmarks and most users run (softmax, fast_gelu) get a consumer
+/// loop without the code of the others: with the twelve pointwise activations inlined beside
+/// softmax, every row ran 4-9% slower, softmax's included (bench/NOTES.md, step 6).
+enum class ScoreKind : int {
+  Softmax,    ///< online softmax (activation == Softmax)
+  FastGelu,   ///< pointwise fast_gelu, compiled alone
+  Pointwise,  ///< any pointwise activation, chosen at run time (pointwise_scores)
+};
+
+/// The kernel kind that runs `act`.
+constexpr ScoreKind score_kind(Activation act) {
+  return act == Activation::Softmax    ? ScoreKind::Softmax
+         : act == Activation::FastGelu ? ScoreKind::FastGelu
+                                       : ScoreKind::Pointwise;
+}
+
 /// The score policies on one S block, in registers. Softmax: scale (and softcap), mask to
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
@@ -225,14 +232,20 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  template <int kBlockN, class FragS, class FragC>
+  template <ScoreKind kKind, int kBlockN, class FragS, class FragC>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2]) {
     // Some key of the block is not allowed for some row of the tile.
     const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
     factor[0] = factor[1] = 1.f;
-    if (a.activation != Activation::Softmax) {
-      pointwise_scores(a.activation, s, a.scale);
+    if constexpr (kKind == ScoreKind::Softmax) {
+      softmax_block(a, w, n0, need_mask, s, coord, factor);
+    } else {
+      if constexpr (kKind == ScoreKind::FastGelu) {
+        apply_act<Activation::FastGelu>(s, a.scale);
+      } else {
+        pointwise_scores(a.activation, s, a.scale);
+      }
       if (need_mask) {
         const RowKeys keys(a, w, coord);
         CUTE_UNROLL
@@ -240,8 +253,15 @@ struct ScorePolicy {
           if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = 0.f;
         }
       }
-      return;
     }
+  }
+
+  /// Softmax on one S block: softcap, mask to -inf, the online max and sum (factor: what O's
+  /// rows must be rescaled by).
+  template <class FragS, class FragC>
+  __device__ __forceinline__ void softmax_block(const FwdArgs& a, const TileInfo& w, int n0,
+                                                bool need_mask, FragS& s, const FragC& coord,
+                                                float (&factor)[2]) {
     // Scores stay unscaled (raw S) when there is no softcap: the scale is folded into the max
     // and into one FFMA per element below (p = exp2(S * scale_log2 - max * scale_log2)).
     float sl2 = a.scale_log2;
@@ -271,17 +291,10 @@ struct ScorePolicy {
       row_max[r] = new_max;
       row_sum[r] *= factor[r];
     }
-#if defined(AMKL_SM90_SOFTMAX_EXP2_FMA_SHARE)
-    // Measurement builds only (bench/NOTES.md, what next 1): this many of every 8 elements
-    // take the MUFU-free 2^x (detail::exp2_fma_ftz), the others the MUFU.
-    constexpr int kFmaShare = AMKL_SM90_SOFTMAX_EXP2_FMA_SHARE;
-#else
-    constexpr int kFmaShare = 0;
-#endif
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
       const float z = fmaf(s(i), sl2, -m_use[(i >> 1) & 1]);
-      const float p = i % 8 < kFmaShare ? detail::exp2_fma_ftz(z) : detail::fast_exp2(z);
+      const float p = detail::fast_exp2(z);
       row_sum[(i >> 1) & 1] += p;
       s(i) = p;
     }
@@ -436,7 +449,7 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
   }
 }
 
-template <class Cfg>
+template <class Cfg, ScoreKind kKind>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ FwdParams<Cfg> params) {
   using Element = typename Cfg::Element;
@@ -594,7 +607,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<BM, BN>{}));
   Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<BM, typename Cfg::DV>{}));
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
-  const bool softmax = a.activation == Activation::Softmax;
+  constexpr bool softmax = kKind == ScoreKind::Softmax;
 
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
@@ -628,7 +641,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
       if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
-      pol.apply<kBlockN>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+      pol.apply<kKind, kBlockN>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
       st.advance();
@@ -650,13 +663,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_fence_operand(tSrS);
         smem.ring_k.consumer_release(st);
         if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
-        pol.apply<kBlockN>(a, w, n * kBlockN, tSrS, tScS, factor);
+        pol.apply<kKind, kBlockN>(a, w, n * kBlockN, tSrS, tScS, factor);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v);
-        if (softmax) {
+        if constexpr (softmax) {
           CUTE_UNROLL
           for (int i = 0; i < size(tOrO); ++i) tOrO(i) *= factor[(i >> 1) & 1];
         }

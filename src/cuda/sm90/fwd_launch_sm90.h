@@ -46,8 +46,9 @@ typename Cfg::GmemTensor tma_view(const detail::TensorLayout& t, const detail::S
   return make_tensor(make_gmem_ptr(static_cast<Element const*>(t.data)), shape, stride);
 }
 
-template <class Cfg>
-void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
+/// Launches the kernel of score kind kKind (score_kind(p.activation)) for one configuration.
+template <class Cfg, ScoreKind kKind>
+void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
   using Element = typename Cfg::Element;
   FwdParams<Cfg> params{};
   FwdArgs& a = params.args;
@@ -101,7 +102,7 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   params.tma_v = make_tma_copy(SM90_TMA_LOAD{}, gv, typename Cfg::SmemLayoutVStage{},
                                Shape<typename Cfg::BN, typename Cfg::DV>{}, _1{});
 
-  auto kernel = attention_fwd_sm90<Cfg>;
+  auto kernel = attention_fwd_sm90<Cfg, kKind>;
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        Cfg::kSmemBytes));
   int device = 0, sms = 0;
@@ -120,15 +121,15 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   auto stream = static_cast<cudaStream_t>(p.stream);
   // Tiles differ in cost only where lengths vary per sequence: there the list hands them out
   // heaviest first and leaves out tiles without rows (fwd_tile_list.h).
-  const bool varlen = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
-                      p.kv_side.seqused != nullptr;
+  const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
+                        p.kv_side.seqused != nullptr;
   TileListWorkspace ws;
-  const int64_t ws_ints = varlen ? TileListWorkspace::ints(tiles) : 1;
+  const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;
   AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws.base), ws_ints * sizeof(int), stream));
   a.tile_counter = ws.counter();
   cudaError_t launch = cudaMemsetAsync(
-      ws.base, 0, (varlen ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
-  if (launch == cudaSuccess && varlen) {
+      ws.base, 0, (use_list ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
+  if (launch == cudaSuccess && use_list) {
     const int n = int(tiles);
     const int64_t threads = TileListWorkspace::kThreads;  // block counts in 64 bits: n < 2^31
     const int cost_blocks = int(std::min<int64_t>((tiles + threads - 1) / threads, 4 * int64_t(sms)));
@@ -149,6 +150,16 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   }
   AMKL_CUDA_CHECK(cudaFreeAsync(ws.base, stream));
   AMKL_CUDA_CHECK(launch);
+}
+
+/// Launches the forward for one configuration: the kernel built for p.activation's score kind.
+template <class Cfg>
+void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
+  switch (score_kind(p.activation)) {
+    case ScoreKind::Softmax: return launch_fwd_kind<Cfg, ScoreKind::Softmax>(p, max_len_q);
+    case ScoreKind::FastGelu: return launch_fwd_kind<Cfg, ScoreKind::FastGelu>(p, max_len_q);
+    case ScoreKind::Pointwise: return launch_fwd_kind<Cfg, ScoreKind::Pointwise>(p, max_len_q);
+  }
 }
 
 }  // namespace amkl::cuda::sm90
