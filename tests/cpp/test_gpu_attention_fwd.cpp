@@ -610,6 +610,19 @@ std::vector<Case> all_cases() {
     c.name += "_cuda_graph";
     v.push_back(c);
   }
+  // Many jagged query sequences (empty and one-row ones among them) over dense keys without a
+  // mask: every tile costs the same, so there is no tile list and the producer's decode skips
+  // the tiles without rows (the GDPA benchmark's layout).
+  {
+    Case c;
+    c.act = Activation::FastGelu;
+    c.lq.clear();
+    for (int b = 0; b < 300; ++b) c.lq.push_back(b % 37 == 0 ? 0 : (b % 41 == 0 ? 1 : (b * 97) % 400));
+    c.lk.assign(c.lq.size(), 300);
+    c.q_jagged = true;
+    c.name = "jagged_q_dense_kv_many_tiles_fast_gelu";
+    v.push_back(c);
+  }
   return v;
 }
 
