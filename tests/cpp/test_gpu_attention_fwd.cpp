@@ -611,8 +611,7 @@ std::vector<Case> all_cases() {
     v.push_back(c);
   }
   // Many jagged query sequences (empty and one-row ones among them) over dense keys without a
-  // mask: every tile costs the same, so there is no tile list and the producer's decode skips
-  // the tiles without rows (the GDPA benchmark's layout).
+  // mask (the GDPA benchmark's layout): every tile with rows costs the same.
   {
     Case c;
     c.act = Activation::FastGelu;

@@ -119,16 +119,13 @@ void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
   // The dynamic scheduler's counter (and, for variable lengths, the tile list): stream-ordered
   // workspace, so concurrent calls on other streams and CUDA graph capture each get their own.
   auto stream = static_cast<cudaStream_t>(p.stream);
-  // Tiles differ in cost only where their key ranges differ: key lengths that vary per
-  // sequence, or a mask whose diagonal sits at a different row in each query sequence. There
-  // the list hands them out heaviest first (fwd_tile_list.h). Where every tile with rows has the
-  // same blocks (e.g. jagged queries over dense keys, no mask), the list only adds a dependent
-  // load to the producer's per-tile path (2-4% on such rows, bench/NOTES.md step 6); tiles
-  // without rows are then skipped by the producer's decode.
-  const bool q_varies = p.q_side.jagged || p.q_side.seqused != nullptr;
-  const bool kv_varies = p.kv_side.jagged || p.kv_side.seqused != nullptr;
-  const bool masked = p.window_left >= 0 || p.window_right >= 0;
-  const bool use_list = kv_varies || (q_varies && masked);
+  // Where lengths vary per sequence the list hands tiles out heaviest first and leaves out
+  // tiles without rows (fwd_tile_list.h). It stays on where all tiles with rows cost the same
+  // (jagged queries over dense keys, no mask): without it the producer skips the empty tiles
+  // one atomic round trip each, and the measured difference was within noise on full batches
+  // and -3% at fill 0.5 (bench/NOTES.md step 7).
+  const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
+                        p.kv_side.seqused != nullptr;
   TileListWorkspace ws;
   const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;
   AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws.base), ws_ints * sizeof(int), stream));
