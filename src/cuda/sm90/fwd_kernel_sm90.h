@@ -206,7 +206,7 @@ struct RowKeys {
 /// What a kernel instantiation's score policy is compiled for. Each kind is its own kernel, so
 /// that the two policies the benchmarks and most users run (softmax, fast_gelu) get a consumer
 /// loop without the code of the others: with the twelve pointwise activations inlined beside
-/// softmax, every row ran 4-9% slower, softmax's included (bench/NOTES.md, step 6).
+/// softmax, every row ran 3-15% slower, softmax's included (bench/NOTES.md, step 7).
 enum class ScoreKind : int {
   Softmax,    ///< online softmax (activation == Softmax)
   FastGelu,   ///< pointwise fast_gelu, compiled alone
@@ -293,8 +293,7 @@ struct ScorePolicy {
     }
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
-      const float z = fmaf(s(i), sl2, -m_use[(i >> 1) & 1]);
-      const float p = detail::fast_exp2(z);
+      const float p = detail::fast_exp2(fmaf(s(i), sl2, -m_use[(i >> 1) & 1]));
       row_sum[(i >> 1) & 1] += p;
       s(i) = p;
     }
