@@ -393,9 +393,9 @@ std::vector<Case> all_cases() {
       }
     }
   }
-  // Head dims (192, 128): both policies, masks, jagged, GQA, both dtypes.
+  // Head dims (192, 128) and (256, 256): both policies, masks, jagged, GQA, both dtypes.
   for (DType dt : {DType::BFloat16, DType::Float16}) {
-    for (std::pair<int, int> dd : {std::make_pair(192, 128)}) {
+    for (std::pair<int, int> dd : {std::make_pair(192, 128), std::make_pair(256, 256)}) {
       for (Activation a : {Activation::Softmax, Activation::FastGelu, Activation::Silu}) {
         Case c;
         c.dtype = dt;

@@ -1,8 +1,8 @@
 // The one table of Hopper forward kernel instantiations: (dtype tag, C++ element type, d, d_v).
 // Each row is compiled by its own .cu file (fwd_<dtype>_d<d>[_<dv>].cu) so builds parallelize;
 // cuda_backend.cu dispatches on the same table.
-// Not yet: d = 256 (ptxas spills 120-312 B at 232/240 consumer registers with kBlockN 64-80,
-// in the mainloop: too slow to ship; bench/NOTES.md "Head dims").
+// d = 256 (kBlockN 64, one Q stage): with a kernel per score kind it spills 40-48 B at 232
+// consumer registers, as d = 128 does (it spilled 120-312 B with all activations in one kernel).
 #pragma once
 
 #include "common/attention_params.h"
@@ -13,7 +13,9 @@
   X(Float16, cutlass::half_t, 64, 64)        \
   X(Float16, cutlass::half_t, 128, 128)        \
   X(BFloat16, cutlass::bfloat16_t, 192, 128) \
-  X(Float16, cutlass::half_t, 192, 128)
+  X(Float16, cutlass::half_t, 192, 128)        \
+  X(BFloat16, cutlass::bfloat16_t, 256, 256) \
+  X(Float16, cutlass::half_t, 256, 256)
 
 namespace amkl::cuda::sm90 {
 
