@@ -3,6 +3,8 @@
 #   bench/ab_build.sh DEST NAME SOURCE [CUDA_FLAGS]
 # SOURCE: "." for this working tree, or a tarball of another tree (git archive -o base.tar HEAD).
 # CUDA_FLAGS: extra nvcc flags, e.g. -DAMKL_SM90_SINGLE_ACTIVATION=FastGelu (measurement builds).
+# AB_CMAKE_ARGS (environment): extra cmake arguments, e.g. -DAMKL_SM90_MEASURE_BF16_D128_ONLY=ON
+# (only the bf16 d=128 forward kernels: a quarter of the build).
 # The tree is copied to /tmp/ab-src-NAME and built there, so variants never share a _C.so;
 # DEST/NAME then holds the package (a copy of python/) for ab_compare.py --variant NAME=DEST/NAME.
 set -euo pipefail
@@ -22,7 +24,7 @@ start=$(date +%s)
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMKL_CUDA=ON -DAMKL_BUILD_PYTHON=ON \
   -DAMKL_BUILD_TESTS=OFF -DAMKL_BUILD_TOOLS=OFF -DAMKL_BUILD_BENCH=OFF \
   -DAMKL_CUTLASS_INCLUDE_DIR="$cutlass" -DCMAKE_CUDA_FLAGS="$flags" \
-  -DPython3_EXECUTABLE="$(command -v python3)" > "$build.configure.log" 2>&1 \
+  -DPython3_EXECUTABLE="$(command -v python3)" ${AB_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 \
   || { tail -20 "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "${JOBS:-$(nproc)}" > "$build.log" 2>&1 || { grep -m20 error "$build.log"; exit 1; }
 rm -rf "${dest:?}/$name" && cp -r "$src/python" "$dest/$name"

@@ -15,6 +15,8 @@ Cases (comma-separated --cases):
 
 Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
+       [--variant-cases NAME=CASE+CASE ...]   (that variant runs only these of the cases, e.g.
+       a build specialised for one activation runs only that activation's case)
 The cost of the run-time activation choice (issue 3) is this comparison between the normal
 build and one compiled with -DAMKL_SM90_SINGLE_ACTIVATION=FastGelu (bench/NOTES.md).
 """
@@ -101,6 +103,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep (ms) per case")
     ap.add_argument("--out", default=None, help="write samples and medians as JSON")
+    ap.add_argument("--variant-cases", action="append", default=[],
+                    help="NAME=CASE+CASE: the cases (of --cases) this variant runs")
     ap.add_argument("--worker", action="store_true")
     args = ap.parse_args()
     cases = args.cases.split(",")
@@ -110,12 +114,17 @@ def main():
     variants = [v.split("=", 1) for v in args.variant]
     if len(variants) < 2:
         ap.error("give at least two --variant NAME=PYDIR")
-    samples = {name: {c: [] for c in cases} for name, _ in variants}
+    own = {n: c.split("+") for n, c in (x.split("=", 1) for x in args.variant_cases)}
+    for n, cs in own.items():
+        if n not in dict(variants) or not set(cs) <= set(cases):
+            ap.error(f"--variant-cases {n}: not a variant, or cases not in --cases")
+    runs = {name: own.get(name, cases) for name, _ in variants}
+    samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
     for r in range(args.rounds):
         for name, pydir in variants:
             env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir))
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
-                                  "--cases", args.cases, "--rep", str(args.rep)],
+                                  "--cases", ",".join(runs[name]), "--rep", str(args.rep)],
                                  env=env, capture_output=True, text=True)
             line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
             if res.returncode != 0 or not line:
@@ -125,13 +134,15 @@ def main():
                 samples[name][c].append(tf)
             print(f"round {r + 1}/{args.rounds} {name} done", flush=True)
     names = [n for n, _ in variants]
-    medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names}
-               for c in cases}
-    print(f"{'case':28s} " + " ".join(f"{n:>9s}" for n in names) + f"   {names[-1]}/{names[0]}")
+    medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
+                   if c in samples[n]} for c in cases}
+    # ratio: the last variant that ran the case against the first
+    print(f"{'case':28s} " + " ".join(f"{n:>9s}" for n in names) + "   last/first")
     for c in cases:
         m = medians[c]
-        print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" for n in names) +
-              f"   {m[names[-1]] / m[names[0]]:.3f}")
+        ran = [n for n in names if n in m]
+        print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" if n in m else f"{'-':>9s}" for n in names) +
+              f"   {m[ran[-1]] / m[ran[0]]:.3f}")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
@@ -157,8 +168,8 @@ def plot(medians, names, path):
     width = 0.8 / len(names)
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(cases)), 4.5))
     for j, n in enumerate(names):
-        ax.bar([i + j * width for i in range(len(cases))], [medians[c][n] for c in cases],
-               width, label=n)
+        ax.bar([i + j * width for i in range(len(cases))],
+               [medians[c].get(n, 0.0) for c in cases], width, label=n)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))])
     ax.set_xticklabels(cases, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("TFLOP/s")

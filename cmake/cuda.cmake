@@ -76,6 +76,13 @@ function(amkl_add_cuda_backend target)
   file(GLOB_RECURSE cu_sources CONFIGURE_DEPENDS
        "${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cu" "${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cpp")
   list(FILTER cu_sources EXCLUDE REGEX "cuda_unavailable\\.cpp$")
+  if(AMKL_SM90_MEASURE_BF16_D128_ONLY)
+    # Measurement builds only (bench/ab_build.sh): the Hopper forward for bf16, d = 128 alone,
+    # so that a sweep of kernel variants builds in a fraction of the time.
+    list(FILTER cu_sources EXCLUDE REGEX "/sm90/fwd_[a-z0-9_]+\\.cu$")
+    list(APPEND cu_sources "${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/sm90/fwd_bf16_d128.cu")
+    target_compile_definitions(${target} PRIVATE AMKL_SM90_MEASURE_BF16_D128_ONLY=1)
+  endif()
   target_sources(${target} PRIVATE ${cu_sources})
   target_include_directories(${target} SYSTEM PRIVATE "${AMKL_CUTLASS_INCLUDE_DIR}")
   target_compile_definitions(${target} PRIVATE AMKL_WITH_CUDA=1)

@@ -7,6 +7,10 @@
 
 #include "common/attention_params.h"
 
+#if defined(AMKL_SM90_MEASURE_BF16_D128_ONLY)
+// Measurement builds only (cmake -DAMKL_SM90_MEASURE_BF16_D128_ONLY=ON): one kernel file.
+#define AMKL_SM90_FWD_INSTANTIATIONS(X) X(BFloat16, cutlass::bfloat16_t, 128, 128)
+#else
 #define AMKL_SM90_FWD_INSTANTIATIONS(X)   \
   X(BFloat16, cutlass::bfloat16_t, 64, 64)   \
   X(BFloat16, cutlass::bfloat16_t, 128, 128) \
@@ -16,6 +20,7 @@
   X(Float16, cutlass::half_t, 192, 128)        \
   X(BFloat16, cutlass::bfloat16_t, 256, 256) \
   X(Float16, cutlass::half_t, 256, 256)
+#endif
 
 namespace amkl::cuda::sm90 {
 
