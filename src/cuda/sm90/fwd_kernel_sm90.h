@@ -109,12 +109,22 @@ __device__ __forceinline__ void convert_pairs(const FragS& s, FragP& p) {
   }
 }
 
+/// Whether fast_gelu's scale can be folded into its constants (see apply_act).
+__device__ __forceinline__ bool fast_gelu_folds(float scale) {
+  const float abs_scale = fabsf(scale);
+  return abs_scale >= 1e-12f && abs_scale <= 1e13f;
+}
+
 /// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
-template <Activation kAct, class Frag>
+/// kUnscaledHalf (fast_gelu, bf16 P): where the scale folds, the result is f(scale * s) /
+/// (0.5 scale) and the epilogue multiplies O by 0.5 scale (p_unit in the kernel): one FMUL per
+/// element less. Not for fp16 P, whose range the larger values could exceed.
+template <Activation kAct, bool kUnscaledHalf = false, class Frag>
 __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   if constexpr (kAct == Activation::FastGelu) {
     // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
-    // constants and the half into one FFMA: 6 instructions per element instead of 8 (the
+    // constants and the half into one FFMA (or into the epilogue: kUnscaledHalf): 6 (5)
+    // instructions per element instead of 8 (the
     // benchmark's activation; with it a key block's score policy takes ~1575 cycles per
     // warpgroup against ~435 for the identity, bench/NOTES.md step 6). Evaluating a share of
     // the elements without the MUFU (exp2 polynomial + Newton reciprocal) made every row
@@ -123,8 +133,7 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
     // [1e-12, 1e13] it would underflow (losing the cubic term, or 0 * inf = NaN for large s)
     // or overflow, so such scales take the plain formula on x = scale * s (uniform branch).
     using namespace detail::act_const;
-    const float abs_scale = fabsf(scale);
-    if (abs_scale >= 1e-12f && abs_scale <= 1e13f) {
+    if (fast_gelu_folds(scale)) {
       const float c0 = float(kSqrt2OverPi) * scale;
       const float c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
       const float half = 0.5f * scale;
@@ -132,8 +141,12 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
       for (int i = 0; i < size(s); ++i) {
         const float x = s(i);
         const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
-        const float hx = half * x;
-        s(i) = fmaf(hx, t, hx);
+        if constexpr (kUnscaledHalf) {
+          s(i) = fmaf(x, t, x);
+        } else {
+          const float hx = half * x;
+          s(i) = fmaf(hx, t, hx);
+        }
       }
     } else {
       CUTE_UNROLL
@@ -170,7 +183,6 @@ __device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float 
     AMKL_ACT_CASE(Raw)
     AMKL_ACT_CASE(Gelu)
     AMKL_ACT_CASE(GeluApprox)
-    AMKL_ACT_CASE(FastGelu)
     AMKL_ACT_CASE(LeakyRelu)
     AMKL_ACT_CASE(Relu)
     AMKL_ACT_CASE(FastGeluBf16)
@@ -180,7 +192,7 @@ __device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float 
     AMKL_ACT_CASE(ReluSquare)
     AMKL_ACT_CASE(GeluTaylor)
 #undef AMKL_ACT_CASE
-    default: break;
+    default: break;  // FastGelu and Softmax have kernels of their own (score_kind)
   }
 }
 
@@ -232,7 +244,7 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  template <ScoreKind kKind, int kBlockN, class FragS, class FragC>
+  template <ScoreKind kKind, int kBlockN, bool kUnscaledHalf, class FragS, class FragC>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2]) {
     // Some key of the block is not allowed for some row of the tile.
@@ -242,7 +254,7 @@ struct ScorePolicy {
       softmax_block(a, w, n0, need_mask, s, coord, factor);
     } else {
       if constexpr (kKind == ScoreKind::FastGelu) {
-        apply_act<Activation::FastGelu>(s, a.scale);
+        apply_act<Activation::FastGelu, kUnscaledHalf>(s, a.scale);
       } else {
         pointwise_scores(a.activation, s, a.scale);
       }
@@ -304,9 +316,10 @@ struct ScorePolicy {
 /// out_scale) and, for softmax, writes the rows' LSE.
 template <class FragC>
 __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo& w, bool softmax,
-                                               const ScorePolicy& pol, const FragC& coord,
-                                               int tid, float (&mul)[2]) {
-  mul[0] = mul[1] = w.has_blocks() ? a.out_scale : 0.f;  // no key block: O was never written
+                                               float p_unit, const ScorePolicy& pol,
+                                               const FragC& coord, int tid, float (&mul)[2]) {
+  // p_unit: what the policy left out of P (apply_act's kUnscaledHalf), else 1.
+  mul[0] = mul[1] = w.has_blocks() ? a.out_scale * p_unit : 0.f;  // no key block: O never written
   if (!softmax) return;
   float lse[2];
   CUTE_UNROLL
@@ -607,6 +620,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<BM, typename Cfg::DV>{}));
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
   constexpr bool softmax = kKind == ScoreKind::Softmax;
+  constexpr bool kUnscaledHalf =
+      kKind == ScoreKind::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
 
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
@@ -640,7 +655,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
       if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
-      pol.apply<kKind, kBlockN>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+      pol.apply<kKind, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
       st.advance();
@@ -662,7 +677,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_fence_operand(tSrS);
         smem.ring_k.consumer_release(st);
         if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
-        pol.apply<kKind, kBlockN>(a, w, n * kBlockN, tSrS, tScS, factor);
+        pol.apply<kKind, kBlockN, kUnscaledHalf>(a, w, n * kBlockN, tSrS, tScS, factor);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);
@@ -716,7 +731,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       asm volatile("" ::: "memory");
       smem.tiles.empty[slot.index()].arrive();
       float mul[2];
-      epilogue_scale(a, wr, softmax, pol, tOcO, tid, mul);
+      const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
+      epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
       store_o_direct<Cfg>(a, wr, tOrO, tOcO, mul);
       AMKL_SM90_STAMP(EpilogueEnd, 0);
     }
