@@ -2,7 +2,7 @@
 # Builds amkl's PyTorch package once per variant for bench/ab_compare.py.
 #   bench/ab_build.sh DEST NAME SOURCE [CUDA_FLAGS]
 # SOURCE: "." for this working tree, or a tarball of another tree (git archive -o base.tar HEAD).
-# CUDA_FLAGS: extra nvcc flags, e.g. -DAMKL_SM90_SINGLE_ACTIVATION=FastGelu (measurement builds).
+# CUDA_FLAGS: extra nvcc flags, e.g. -DAMKL_SM90_Q_STAGES=1 (measurement macros, bench/NOTES.md).
 # AB_CMAKE_ARGS (environment): extra cmake arguments, e.g. -DAMKL_SM90_MEASURE_BF16_D128_ONLY=ON
 # (only the bf16 d=128 forward kernels: a quarter of the build).
 # The tree is copied to /tmp/ab-src-NAME and built there, so variants never share a _C.so;

@@ -17,8 +17,6 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
        [--variant-cases NAME=CASE+CASE ...]   (that variant runs only these of the cases, e.g.
        a build specialised for one activation runs only that activation's case)
-The cost of the run-time activation choice (issue 3) is this comparison between the normal
-build and one compiled with -DAMKL_SM90_SINGLE_ACTIVATION=FastGelu (bench/NOTES.md).
 """
 import argparse
 import json

@@ -124,7 +124,9 @@ struct AttentionShapes {
 AttentionShapes attention_forward_shapes(const AttentionInputs& in, const AttentionOptions& opt);
 
 /// Runs the forward pass on the device of the inputs. Throws amkl::Error on bad input,
-/// before anything is written.
+/// before anything is written. On CUDA tensors (Hopper, sm_90): bf16 or fp16 inputs with
+/// (d, d_v) in {(64, 64), (128, 128), (192, 128), (256, 256)}; other head dims throw
+/// ErrorKind::NotSupported (the CPU backend takes any).
 void attention_forward(const AttentionInputs& in, const AttentionOptions& opt,
                        const AttentionForwardOutputs& out);
 

@@ -26,7 +26,6 @@ struct FwdArgs {
   float* lse = nullptr;
   int64_t lse_batch = 0, lse_head = 0, lse_row = 0;
 
-  Activation activation = Activation::Softmax;
   float scale = 1.f;       // logit scale
   float scale_log2 = 1.f;  // softmax without softcap: scale * log2(e)
   float out_scale = 1.f;

@@ -1,7 +1,7 @@
 // The one table of Hopper forward kernel instantiations: (dtype tag, C++ element type, d, d_v).
 // Each row is compiled by its own .cu file (fwd_<dtype>_d<d>[_<dv>].cu) so builds parallelize;
 // cuda_backend.cu dispatches on the same table.
-// d = 256 (kBlockN 64, one Q stage): with a kernel per score kind it spills 40-48 B at 232
+// d = 256 (kBlockN 64, one Q stage): with a kernel per activation it spills 40-48 B at 232
 // consumer registers, as d = 128 does (it spilled 120-312 B with all activations in one kernel).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The Hopper attention forward kernel: softmax attention and GDPA in one mainloop, compiled
-// once per score kind (softmax, fast_gelu, any other pointwise activation: ScoreKind).
+// once per activation (softmax or one of the twelve pointwise activations).
 //
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
 // one head of one query sequence).
@@ -168,34 +168,6 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   }
 }
 
-template <class Frag>
-__device__ __forceinline__ void pointwise_scores(Activation act, Frag& s, float scale) {
-#if defined(AMKL_SM90_SINGLE_ACTIVATION)
-  // Measurement builds only (bench/NOTES.md, the cost of choosing the activation at run time):
-  // every pointwise call evaluates this one activation, whatever `act` says.
-  (void)act;
-  apply_act<Activation::AMKL_SM90_SINGLE_ACTIVATION>(s, scale);
-  return;
-#endif
-  switch (act) {
-#define AMKL_ACT_CASE(A) \
-  case Activation::A: apply_act<Activation::A>(s, scale); break;
-    AMKL_ACT_CASE(Raw)
-    AMKL_ACT_CASE(Gelu)
-    AMKL_ACT_CASE(GeluApprox)
-    AMKL_ACT_CASE(LeakyRelu)
-    AMKL_ACT_CASE(Relu)
-    AMKL_ACT_CASE(FastGeluBf16)
-    AMKL_ACT_CASE(Silu)
-    AMKL_ACT_CASE(FastSilu)
-    AMKL_ACT_CASE(Hardswish)
-    AMKL_ACT_CASE(ReluSquare)
-    AMKL_ACT_CASE(GeluTaylor)
-#undef AMKL_ACT_CASE
-    default: break;  // FastGelu and Softmax have kernels of their own (score_kind)
-  }
-}
-
 /// The keys a thread's two accumulator rows may see, [lo, hi) each, clamped to [0, len_k] so
 /// that 32-bit compares suffice. Built only for the blocks that need a mask (from the tile info
 /// in smem), so that no registers hold it across the mainloop.
@@ -215,23 +187,6 @@ struct RowKeys {
   __device__ __forceinline__ bool allowed(int r, int j) const { return j >= lo[r] && j < hi[r]; }
 };
 
-/// What a kernel instantiation's score policy is compiled for. Each kind is its own kernel, so
-/// that the two policies the benchmarks and most users run (softmax, fast_gelu) get a consumer
-/// loop without the code of the others: with the twelve pointwise activations inlined beside
-/// softmax, every row ran 3-15% slower, softmax's included (bench/NOTES.md, step 7).
-enum class ScoreKind : int {
-  Softmax,    ///< online softmax (activation == Softmax)
-  FastGelu,   ///< pointwise fast_gelu, compiled alone
-  Pointwise,  ///< any pointwise activation, chosen at run time (pointwise_scores)
-};
-
-/// The kernel kind that runs `act`.
-constexpr ScoreKind score_kind(Activation act) {
-  return act == Activation::Softmax    ? ScoreKind::Softmax
-         : act == Activation::FastGelu ? ScoreKind::FastGelu
-                                       : ScoreKind::Pointwise;
-}
-
 /// The score policies on one S block, in registers. Softmax: scale (and softcap), mask to
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
@@ -244,20 +199,16 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  template <ScoreKind kKind, int kBlockN, bool kUnscaledHalf, class FragS, class FragC>
+  template <Activation kAct, int kBlockN, bool kUnscaledHalf, class FragS, class FragC>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2]) {
     // Some key of the block is not allowed for some row of the tile.
     const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
     factor[0] = factor[1] = 1.f;
-    if constexpr (kKind == ScoreKind::Softmax) {
+    if constexpr (kAct == Activation::Softmax) {
       softmax_block(a, w, n0, need_mask, s, coord, factor);
     } else {
-      if constexpr (kKind == ScoreKind::FastGelu) {
-        apply_act<Activation::FastGelu, kUnscaledHalf>(s, a.scale);
-      } else {
-        pointwise_scores(a.activation, s, a.scale);
-      }
+      apply_act<kAct, kUnscaledHalf>(s, a.scale);
       if (need_mask) {
         const RowKeys keys(a, w, coord);
         CUTE_UNROLL
@@ -461,7 +412,11 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
   }
 }
 
-template <class Cfg, ScoreKind kKind>
+/// The forward kernel for one configuration and one activation. Each activation is a kernel
+/// of its own: with the twelve pointwise activations inlined in one kernel and chosen at run
+/// time, every row ran 3-15% slower than a kernel built for one activation, softmax's included
+/// (bench/NOTES.md, steps 7 and 8).
+template <class Cfg, Activation kAct>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ FwdParams<Cfg> params) {
   using Element = typename Cfg::Element;
@@ -619,9 +574,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor tScS = thr_qk.partition_C(make_identity_tensor(Shape<BM, BN>{}));
   Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<BM, typename Cfg::DV>{}));
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
-  constexpr bool softmax = kKind == ScoreKind::Softmax;
+  constexpr bool softmax = kAct == Activation::Softmax;
   constexpr bool kUnscaledHalf =
-      kKind == ScoreKind::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
+      kAct == Activation::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
 
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
@@ -655,7 +610,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
       if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
-      pol.apply<kKind, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+      pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
       st.advance();
@@ -677,7 +632,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_fence_operand(tSrS);
         smem.ring_k.consumer_release(st);
         if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
-        pol.apply<kKind, kBlockN, kUnscaledHalf>(a, w, n * kBlockN, tSrS, tScS, factor);
+        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n * kBlockN, tSrS, tScS, factor);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);

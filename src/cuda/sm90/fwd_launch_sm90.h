@@ -46,9 +46,9 @@ typename Cfg::GmemTensor tma_view(const detail::TensorLayout& t, const detail::S
   return make_tensor(make_gmem_ptr(static_cast<Element const*>(t.data)), shape, stride);
 }
 
-/// Launches the kernel of score kind kKind (score_kind(p.activation)) for one configuration.
-template <class Cfg, ScoreKind kKind>
-void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
+/// Launches the kernel built for activation kAct (== p.activation) for one configuration.
+template <class Cfg, Activation kAct>
+void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   using Element = typename Cfg::Element;
   FwdParams<Cfg> params{};
   FwdArgs& a = params.args;
@@ -74,7 +74,6 @@ void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
   a.lse_batch = p.q_side.jagged ? 0 : p.lse_batch_stride;
   a.lse_head = p.lse_head_stride;
   a.lse_row = p.lse_row_stride;
-  a.activation = p.activation;
   a.scale = p.scale;
   a.scale_log2 = float(double(p.scale) * 1.4426950408889634);
   a.out_scale = p.out_scale;
@@ -102,7 +101,7 @@ void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
   params.tma_v = make_tma_copy(SM90_TMA_LOAD{}, gv, typename Cfg::SmemLayoutVStage{},
                                Shape<typename Cfg::BN, typename Cfg::DV>{}, _1{});
 
-  auto kernel = attention_fwd_sm90<Cfg, kKind>;
+  auto kernel = attention_fwd_sm90<Cfg, kAct>;
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        Cfg::kSmemBytes));
   int device = 0, sms = 0;
@@ -155,14 +154,30 @@ void launch_fwd_kind(const detail::AttentionParams& p, int max_len_q) {
   AMKL_CUDA_CHECK(launch);
 }
 
-/// Launches the forward for one configuration: the kernel built for p.activation's score kind.
+/// Launches the forward for one configuration: the kernel built for p.activation.
 template <class Cfg>
 void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
-  switch (score_kind(p.activation)) {
-    case ScoreKind::Softmax: return launch_fwd_kind<Cfg, ScoreKind::Softmax>(p, max_len_q);
-    case ScoreKind::FastGelu: return launch_fwd_kind<Cfg, ScoreKind::FastGelu>(p, max_len_q);
-    case ScoreKind::Pointwise: return launch_fwd_kind<Cfg, ScoreKind::Pointwise>(p, max_len_q);
+  switch (p.activation) {
+#define AMKL_SM90_ACT_CASE(A) \
+  case Activation::A: return launch_fwd_act<Cfg, Activation::A>(p, max_len_q);
+    AMKL_SM90_ACT_CASE(Softmax)
+    AMKL_SM90_ACT_CASE(Raw)
+    AMKL_SM90_ACT_CASE(Gelu)
+    AMKL_SM90_ACT_CASE(GeluApprox)
+    AMKL_SM90_ACT_CASE(FastGelu)
+    AMKL_SM90_ACT_CASE(LeakyRelu)
+    AMKL_SM90_ACT_CASE(Relu)
+    AMKL_SM90_ACT_CASE(FastGeluBf16)
+    AMKL_SM90_ACT_CASE(Silu)
+    AMKL_SM90_ACT_CASE(FastSilu)
+    AMKL_SM90_ACT_CASE(Hardswish)
+    AMKL_SM90_ACT_CASE(ReluSquare)
+    AMKL_SM90_ACT_CASE(GeluTaylor)
+#undef AMKL_SM90_ACT_CASE
   }
+  throw Error(ErrorKind::InvalidArgument,
+              "attention_forward on the GPU: unknown activation " +
+                  std::to_string(static_cast<int>(p.activation)));
 }
 
 }  // namespace amkl::cuda::sm90
