@@ -61,7 +61,9 @@ def attention(
 
     Args:
         q, k, v: float64, float32, float16 or bfloat16 (all the same), on CPU or CUDA.
-            CUDA needs a Hopper GPU; what its kernels do not cover raises NotImplementedError.
+            CUDA needs a Hopper GPU and float16 or bfloat16 with head dims (d, d_v) of (64, 64),
+            (128, 128), (192, 128) or (256, 256); what its kernels do not cover raises
+            NotImplementedError.
         activation: ``"softmax"`` (default) or a pointwise name: ``raw``, ``gelu``,
             ``gelu_approx``, ``fast_gelu``, ``leaky_relu``, ``relu``, ``fast_gelu_bf16``,
             ``silu``, ``fast_silu``, ``hardswish``, ``relu_square``, ``gelu_taylor``
