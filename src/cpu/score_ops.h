@@ -8,31 +8,12 @@
 #include <type_traits>
 
 #include "amkl/activation.h"
+#include "common/activation_dispatch.h"
 #include "common/activation_math.h"
 
 namespace amkl::cpu {
 
-/// Calls fn(std::integral_constant<Activation, a>{}) so that the per-element code is
-/// compiled once per activation, with the switch of activation_forward folded away.
-template <typename Fn>
-void with_activation(Activation a, Fn&& fn) {
-  using A = Activation;
-  switch (a) {
-    case A::Raw: return fn(std::integral_constant<A, A::Raw>{});
-    case A::Gelu: return fn(std::integral_constant<A, A::Gelu>{});
-    case A::GeluApprox: return fn(std::integral_constant<A, A::GeluApprox>{});
-    case A::FastGelu: return fn(std::integral_constant<A, A::FastGelu>{});
-    case A::LeakyRelu: return fn(std::integral_constant<A, A::LeakyRelu>{});
-    case A::Relu: return fn(std::integral_constant<A, A::Relu>{});
-    case A::FastGeluBf16: return fn(std::integral_constant<A, A::FastGeluBf16>{});
-    case A::Silu: return fn(std::integral_constant<A, A::Silu>{});
-    case A::FastSilu: return fn(std::integral_constant<A, A::FastSilu>{});
-    case A::Hardswish: return fn(std::integral_constant<A, A::Hardswish>{});
-    case A::ReluSquare: return fn(std::integral_constant<A, A::ReluSquare>{});
-    case A::GeluTaylor: return fn(std::integral_constant<A, A::GeluTaylor>{});
-    case A::Softmax: return fn(std::integral_constant<A, A::Softmax>{});
-  }
-}
+using detail::with_activation;
 
 /// The softmax logit of a raw product qk: s = scale * qk, then softcap * tanh(s / softcap)
 /// when softcap > 0. `dlogit` receives d(logit)/d(s) (1 without softcap).

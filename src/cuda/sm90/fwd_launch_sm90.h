@@ -10,6 +10,7 @@
 #include <string>
 
 #include "amkl/error.h"
+#include "common/activation_dispatch.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 #include "cuda/sm90/fwd_tile_list.h"
@@ -157,27 +158,9 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
 /// Launches the forward for one configuration: the kernel built for p.activation.
 template <class Cfg>
 void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
-  switch (p.activation) {
-#define AMKL_SM90_ACT_CASE(A) \
-  case Activation::A: return launch_fwd_act<Cfg, Activation::A>(p, max_len_q);
-    AMKL_SM90_ACT_CASE(Softmax)
-    AMKL_SM90_ACT_CASE(Raw)
-    AMKL_SM90_ACT_CASE(Gelu)
-    AMKL_SM90_ACT_CASE(GeluApprox)
-    AMKL_SM90_ACT_CASE(FastGelu)
-    AMKL_SM90_ACT_CASE(LeakyRelu)
-    AMKL_SM90_ACT_CASE(Relu)
-    AMKL_SM90_ACT_CASE(FastGeluBf16)
-    AMKL_SM90_ACT_CASE(Silu)
-    AMKL_SM90_ACT_CASE(FastSilu)
-    AMKL_SM90_ACT_CASE(Hardswish)
-    AMKL_SM90_ACT_CASE(ReluSquare)
-    AMKL_SM90_ACT_CASE(GeluTaylor)
-#undef AMKL_SM90_ACT_CASE
-  }
-  throw Error(ErrorKind::InvalidArgument,
-              "attention_forward on the GPU: unknown activation " +
-                  std::to_string(static_cast<int>(p.activation)));
+  detail::with_activation(p.activation, [&](auto act) {
+    launch_fwd_act<Cfg, decltype(act)::value>(p, max_len_q);
+  });
 }
 
 }  // namespace amkl::cuda::sm90
