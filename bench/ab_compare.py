@@ -12,6 +12,9 @@ Cases (comma-separated --cases):
   varkv:LQ:LK              Q and KV both jagged, B=1152, H=4, d=128, fast_gelu, lengths
                            uniform in [1, LQ] and [1, LK] (tiles of unequal cost)
   softmax:B:H:L[:causal]   dense bf16, d=128, layout [B, L, H, d]
+A jagged case (gdpa, varkv) runs with validate_offsets=False (the kernel's time, not the host
+check's copy of the offsets and stream sync, which costs 0.1-0.3 ms per call: bench/NOTES.md
+step 9); the suffix ":validated" (e.g. gdpa:256:256:validated) measures the default call.
 
 Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
@@ -34,6 +37,9 @@ def make_case(spec):
     import torch
     import amkl
     f = spec.split(":")
+    validate = f[-1] == "validated"
+    if validate:
+        f = f[:-1]
     if f[0] == "gdpa":
         lq, lk = int(f[1]), int(f[2])
         fill = float(f[3]) if len(f) > 3 else 1.0
@@ -53,7 +59,7 @@ def make_case(spec):
         cu = cu.cuda()
         flops = 4 * H * d * float((lens.double() * lk).sum())
         return (lambda: amkl.attention(q, k, v, activation=act, cu_seqlens_q=cu,
-                                       max_seqlen_q=lq)), flops
+                                       max_seqlen_q=lq, validate_offsets=validate)), flops
     if f[0] == "varkv":
         lq, lk = int(f[1]), int(f[2])
         B, H, d = 1152, 4, 128
@@ -68,7 +74,7 @@ def make_case(spec):
         flops = 4 * H * d * float((lens_q.double() * lens_k.double()).sum())
         return (lambda: amkl.attention(q, k, v, activation="fast_gelu", cu_seqlens_q=cu_q,
                                        cu_seqlens_k=cu_k, max_seqlen_q=lq,
-                                       max_seqlen_k=lk)), flops
+                                       max_seqlen_k=lk, validate_offsets=validate)), flops
     if f[0] == "softmax":
         B, H, L = int(f[1]), int(f[2]), int(f[3])
         causal = len(f) > 4 and f[4] == "causal"
