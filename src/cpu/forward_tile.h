@@ -120,7 +120,8 @@ class ForwardTile {
       } else {
         tile_max = scale_max(s + c.lo, c.hi - c.lo, scale);
       }
-      const T new_max = std::max(m_[r], tile_max);
+      T new_max = std::max(m_[r], tile_max);
+      if (p_.emulate != Rounding::None) new_max = integer_log2_max(m_[r], tile_max);
       if (new_max == -std::numeric_limits<T>::infinity()) {  // nothing allowed so far
         zero_outside(s, 0, 0, cols);
         continue;
@@ -137,6 +138,21 @@ class ForwardTile {
       // The GPU kernels round the unnormalized P (not the running sum) before P V.
       round_inplace(p_.emulate, s, cols);
     }
+  }
+
+  // With emulated roundings, the running max P is taken against is k ln 2 for an integer k
+  // (the smallest such max at least the true one), as in the GPU kernels: their P then differs
+  // from this P by a power of two, which bf16/fp16 rounding commutes with, so both round P
+  // alike (the kernels may keep a smaller k for a while; any integer k gives this).
+  static T integer_log2_max(T old_max, T tile_max) {
+    constexpr T kLog2e = T(1.4426950408889634), kLn2 = T(0.6931471805599453);
+    if (!(tile_max > old_max)) return old_max;  // also both -inf
+    // old_max is k ln 2 (or -inf): k is recovered by rounding, never by another ceil.
+    const T k_old = old_max == -std::numeric_limits<T>::infinity()
+                        ? old_max
+                        : std::nearbyint(old_max * kLog2e);
+    const T k_new = std::max(k_old, std::ceil(tile_max * kLog2e));
+    return k_new * kLn2;
   }
 
   // P = out_scale * f(scale * S) on the allowed entries, exactly 0 elsewhere.

@@ -192,6 +192,7 @@ struct RowKeys {
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
 struct ScorePolicy {
   static constexpr float kLog2e = 1.4426950408889634f;
+  static constexpr float kMaxSlack = 8.f;  // log2 units (softmax_block)
   float row_max[2], row_sum[2];
 
   __device__ __forceinline__ void reset() {
@@ -247,10 +248,18 @@ struct ScorePolicy {
     float m_use[2];
     CUTE_UNROLL
     for (int r = 0; r < 2; ++r) {
-      // row_max is kept in log2 units; sl2 > 0, so the max commutes with the scaling.
-      const float new_max = fmaxf(row_max[r], quad_max(bmax[r]) * sl2);
+      // row_max is kept in log2 units; sl2 > 0, so the max commutes with the scaling. It is
+      // the max P is taken against, not the row's true max: it moves only when a block's max
+      // exceeds it by more than kMaxSlack, so P stays below 2^kMaxSlack (fine in fp32 sums and
+      // in bf16/fp16 P) and for most blocks factor is exactly 1 and O is not rescaled. It is
+      // an integer (a moved max is rounded up), as the CPU emulation's is: P then differs from
+      // the emulation's P by a power of two, which bf16/fp16 rounding commutes with, so the
+      // kernel rounds P as the emulation does (DESIGN.md 4's error rule).
+      const float bm = quad_max(bmax[r]) * sl2;
+      const bool move = !(bm <= row_max[r] + kMaxSlack);  // also the first finite max
+      const float new_max = move ? ceilf(bm) : row_max[r];
       m_use[r] = new_max == -INFINITY ? 0.f : new_max;
-      factor[r] = detail::fast_exp2(row_max[r] - m_use[r]);  // 0 while the row had no key
+      factor[r] = move ? detail::fast_exp2(row_max[r] - m_use[r]) : 1.f;  // 0 after no key
       row_max[r] = new_max;
       row_sum[r] *= factor[r];
     }
@@ -639,8 +648,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v);
         if constexpr (softmax) {
-          CUTE_UNROLL
-          for (int i = 0; i < size(tOrO); ++i) tOrO(i) *= factor[(i >> 1) & 1];
+          // factor is exactly 1 unless the row's max moved (softmax_block's slack): no rescale
+          // where no row of the warp moved.
+          if (__any_sync(0xffffffffu, factor[0] != 1.f || factor[1] != 1.f)) {
+            CUTE_UNROLL
+            for (int i = 0; i < size(tOrO); ++i) tOrO(i) *= factor[(i >> 1) & 1];
+          }
         }
         convert_pairs(tSrS, tOrP);
         st.advance();
