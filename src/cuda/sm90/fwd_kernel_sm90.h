@@ -187,6 +187,11 @@ struct RowKeys {
   __device__ __forceinline__ bool allowed(int r, int j) const { return j >= lo[r] && j < hi[r]; }
 };
 
+/// No extra work inside a score policy (see ScorePolicy::apply's `within`).
+struct NoWork {
+  __device__ __forceinline__ void operator()() const {}
+};
+
 /// The score policies on one S block, in registers. Softmax: scale (and softcap), mask to
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
@@ -200,16 +205,22 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  template <Activation kAct, int kBlockN, bool kUnscaledHalf, class FragS, class FragC>
+  /// `within`: branch-free work independent of S (the previous tile's O stores), placed in
+  /// the policy's longest basic block (after the activation, or before softmax's exponentials)
+  /// so that ptxas interleaves its instructions with the policy's.
+  template <Activation kAct, int kBlockN, bool kUnscaledHalf, class FragS, class FragC,
+            class Within = NoWork>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
-                                        const FragC& coord, float (&factor)[2]) {
+                                        const FragC& coord, float (&factor)[2],
+                                        Within&& within = NoWork{}) {
     // Some key of the block is not allowed for some row of the tile.
     const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
     factor[0] = factor[1] = 1.f;
     if constexpr (kAct == Activation::Softmax) {
-      softmax_block(a, w, n0, need_mask, s, coord, factor);
+      softmax_block(a, w, n0, need_mask, s, coord, factor, within);
     } else {
       apply_act<kAct, kUnscaledHalf>(s, a.scale);
+      within();
       if (need_mask) {
         const RowKeys keys(a, w, coord);
         CUTE_UNROLL
@@ -222,10 +233,10 @@ struct ScorePolicy {
 
   /// Softmax on one S block: softcap, mask to -inf, the online max and sum (factor: what O's
   /// rows must be rescaled by).
-  template <class FragS, class FragC>
+  template <class FragS, class FragC, class Within>
   __device__ __forceinline__ void softmax_block(const FwdArgs& a, const TileInfo& w, int n0,
                                                 bool need_mask, FragS& s, const FragC& coord,
-                                                float (&factor)[2]) {
+                                                float (&factor)[2], Within& within) {
     // Scores stay unscaled (raw S) when there is no softcap: the scale is folded into the max
     // and into one FFMA per element below (p = exp2(S * scale_log2 - max * scale_log2)).
     float sl2 = a.scale_log2;
@@ -242,6 +253,7 @@ struct ScorePolicy {
         if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = -INFINITY;
       }
     }
+    within();
     float bmax[2] = {-INFINITY, -INFINITY};
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) bmax[(i >> 1) & 1] = fmaxf(bmax[(i >> 1) & 1], s(i));
@@ -367,17 +379,29 @@ __device__ __forceinline__ void quad_exchange(uint32_t& lo0, uint32_t& lo1, uint
 /// then writes 8 rows x 64 contiguous bytes (whole sectors) instead of 8 x 16 bytes with pair
 /// stores, with a quarter of the store instructions (bench/NOTES.md, step 6: +3% long rows,
 /// +13-29% short ones).
-template <class OutT, class FragO, class FragC>
-__device__ __forceinline__ void store_o_vec16(const FwdArgs& a, const TileInfo& w,
-                                              const FragO& o, const FragC& coord,
+/// Where store_o_vec16 writes a thread's two rows: the quad's first column in each, and
+/// whether the row exists (computed while the tile's info is at hand; the stores may come later).
+template <class OutT>
+struct Vec16Rows {
+  OutT* ptr[2];
+  bool ok[2];
+
+  Vec16Rows() = default;
+  template <class FragC>
+  __device__ __forceinline__ Vec16Rows(const FwdArgs& a, const TileInfo& w, const FragC& coord) {
+    o_rows<OutT>(a, w, coord, int(get<1>(coord(0))) - 2 * int(threadIdx.x % 4), ptr, ok);
+  }
+};
+
+template <class OutT, class FragO>
+__device__ __forceinline__ void store_o_vec16(const Vec16Rows<OutT>& rows, const FragO& o,
                                               const float (&mul)[2]) {
   constexpr int kGroups = int(decltype(size(o))::value) / 4;  // 8-column groups in a row
   static_assert(kGroups % 4 == 0, "d_v must be a multiple of 32");
   const int t = int(threadIdx.x % 4);
   const bool b0 = (t & 1) != 0, b1 = (t & 2) != 0;
-  OutT* row_ptr[2];  // the quad's first column
-  bool row_ok[2];
-  o_rows<OutT>(a, w, coord, int(get<1>(coord(0))) - 2 * t, row_ptr, row_ok);
+  OutT* const(&row_ptr)[2] = rows.ptr;
+  const bool(&row_ok)[2] = rows.ok;
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
     CUTE_UNROLL
@@ -407,7 +431,7 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
                                                const float (&mul)[2]) {
   using Element = typename Cfg::Element;
   if (a.out_vec16) {
-    store_o_vec16<Element>(a, w, o, coord, mul);
+    store_o_vec16(Vec16Rows<Element>(a, w, coord), o, mul);
   } else if (a.out_f32) {
     if (a.out_pairs) {
       store_o_rows<float, true>(a, w, o, coord, mul);
@@ -594,6 +618,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   RingState<kQStages> st_q;
   RingState<Mailbox::kNumSlots> slot;
   bool s_issued = false;  // S of this tile's first block was issued at the end of the last tile
+  // The last tile's O, when its 16-byte stores are deferred into this tile's first score
+  // policy (the end of the tile loop says when).
+  bool deferred = false;
+  Vec16Rows<Element> deferred_rows;
+  float deferred_mul[2];
   ScorePolicy pol;
   smem.tiles.full[slot.index()].wait(slot.phase());
   for (;;) {
@@ -619,7 +648,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_fence_operand(tSrS);
       smem.ring_k.consumer_release(st);
       if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
-      pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+      if (deferred) {  // uniform: from s_issued and the call's output layout
+        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
+          store_o_vec16(deferred_rows, tOrO, deferred_mul);
+        });
+        deferred = false;
+      } else {
+        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+      }
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
       st.advance();
@@ -701,7 +737,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       float mul[2];
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
       epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
-      store_o_direct<Cfg>(a, wr, tOrO, tOcO, mul);
+      // When the next tile's first S is already in flight (s_issued), O's 16-byte stores wait
+      // for that tile's first score policy and run inside it: alone here they took ~2000
+      // cycles per tile of shuffle and store latency with the tensor cores mostly idle (trace,
+      // bench/NOTES.md step 9), inside the policy ptxas interleaves them with its math. O's
+      // registers stay untouched until then: the next P V that writes them comes after.
+      if (s_issued && a.out_vec16) {
+        deferred = true;
+        deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
+        deferred_mul[0] = mul[0];
+        deferred_mul[1] = mul[1];
+      } else {
+        store_o_direct<Cfg>(a, wr, tOrO, tOcO, mul);
+      }
       AMKL_SM90_STAMP(EpilogueEnd, 0);
     }
     slot.advance();
