@@ -467,7 +467,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
   const FwdArgs& a = params.args;
   const TileScheduler sched = tile_scheduler(a);
-  const int num_tiles = int(sched.total());  // < 2^31, checked at the launch
+  const int num_tiles = int(sched.total());  // < 2^31 - 2^20, checked at the launch
 
   if (threadIdx.x == 0) {
     smem.ring_q.init(Cfg::kConsumerThreads);
@@ -498,14 +498,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // Position in the sequence of tiles handed out: the tile list where there is one, else the
     // tile indices themselves.
     const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
-    int item = int(blockIdx.x);
-    // Decodes tiles from `item` on until one has query rows (or the end), posts it to the
-    // consumers and returns its mailbox slot; the tile info is read back from smem (registers
-    // are short here). The next item is fetched one tile ahead: the atomic's round trip overlaps.
+    // This CTA's next item is gridDim.x + ticket (its first: blockIdx.x).
+    int ticket = int(blockIdx.x) - int(gridDim.x);
+    // Decodes tiles from the next item on until one has query rows (or the end), posts it to
+    // the consumers and returns its mailbox slot; the tile info is read back from smem
+    // (registers are short here). The ticket for the item after is drawn one tile ahead and its
+    // value read only in the next call, so the atomic's round trip overlaps this tile's loads.
+    // The atomic is unconditional (past the end it only draws larger tickets): its result
+    // merged at the end of a branch, or added to right away, made the producer wait for the
+    // round trip on the spot (an add ptxas placed behind it: ~1500 of the ~4200 cycles a fetch
+    // took at L = 256, bench/NOTES.md step 9).
     auto fetch = [&]() -> int {
       for (;;) {
-        const int i_cur = item;
-        item = i_cur < num_items ? int(gridDim.x) + atomicAdd(a.tile_counter, 1) : num_items;
+        const int i_cur = int(gridDim.x) + ticket;
+        ticket = atomicAdd(a.tile_counter, 1);
         const int t_cur =
             a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
         const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);

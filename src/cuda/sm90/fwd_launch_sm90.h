@@ -109,11 +109,13 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   AMKL_CUDA_CHECK(cudaGetDevice(&device));
   AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const int64_t tiles = tile_scheduler(a).total();
-  if (tiles >= (int64_t(1) << 31)) {
+  // 32-bit tile indices, with room above the count for the scheduler's items (they run up
+  // to two grids' worth past the end).
+  if (tiles >= (int64_t(1) << 31) - (int64_t(1) << 20)) {
     throw Error(ErrorKind::NotSupported,
                 "attention_forward on the GPU: " + std::to_string(tiles) +
                     " query tiles (128 rows x heads x sequences); the Hopper kernel indexes "
-                    "tiles with 32 bits");
+                    "tiles with 32 bits (at most 2^31 - 2^20 tiles)");
   }
   dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
   // The dynamic scheduler's counter (and, for variable lengths, the tile list): stream-ordered
