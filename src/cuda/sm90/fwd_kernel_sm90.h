@@ -205,9 +205,10 @@ struct ScorePolicy {
     row_sum[0] = row_sum[1] = 0.f;
   }
 
-  /// `within`: branch-free work independent of S (the previous tile's O stores), placed in
-  /// the policy's longest basic block (after the activation, or before softmax's exponentials)
-  /// so that ptxas interleaves its instructions with the policy's.
+  /// `within`: branch-free work independent of S (the previous tile's O stores), placed
+  /// after the activation (or before softmax's exponentials), where ptxas may schedule its
+  /// instructions among the policy's. (For fast_gelu it does not: the stores follow the
+  /// activation's uniform branch and run as a block of their own; bench/NOTES.md step 9.)
   template <Activation kAct, int kBlockN, bool kUnscaledHalf, class FragS, class FragC,
             class Within = NoWork>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
@@ -744,10 +745,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
       epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
       // When the next tile's first S is already in flight (s_issued), O's 16-byte stores wait
-      // for that tile's first score policy and run inside it: alone here they took ~2000
-      // cycles per tile of shuffle and store latency with the tensor cores mostly idle (trace,
-      // bench/NOTES.md step 9), inside the policy ptxas interleaves them with its math. O's
-      // registers stay untouched until then: the next P V that writes them comes after.
+      // for that tile's first score policy and run inside it: here they took ~2000 cycles
+      // per tile of shuffle and store latency between the last P V and the next S (trace,
+      // bench/NOTES.md step 9); deferred, the tile took 2.7% fewer cycles and the short-KV
+      // rows ran 2-11% faster. O's registers stay untouched until then: the next P V that
+      // writes them comes after.
       if (s_issued && a.out_vec16) {
         deferred = true;
         deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
