@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Where one amkl call's time goes outside and inside its kernels: the host time per call
+(calls queued without synchronizing), do_bench's median (what the benchmark reports), the GPU
+time of each kernel of a call (torch.profiler), and the SM clock and power while the case
+runs (nvidia-smi, sampled every 100 ms). Answers: is a row bound by the host, by the small
+kernels around the attention kernel (tile list, memset), or by the attention kernel itself,
+and at what clock does that kernel run (the trace's cycle counts convert to time with it).
+
+Usage (GPU machine): PYTHONPATH=<amkl python dir> python3 bench/call_profile.py \
+    --cases gdpa:256:256,gdpa:2048:2048 --out FILE.json
+Cases as in bench/ab_compare.py.
+"""
+import argparse
+import collections
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ab_compare import make_case  # noqa: E402
+
+
+def host_us_per_call(fn, calls=200):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / calls * 1e6
+
+
+def kernel_times(fn, calls=20):
+    """Mean GPU microseconds per call of each kernel (and memset / copy) a call launches."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    total = collections.Counter()
+    count = collections.Counter()
+    for e in prof.events():
+        if e.device_type.name != "CUDA":
+            continue
+        total[e.name] += e.device_time
+        count[e.name] += 1
+    return {name[:120]: {"us_per_call": total[name] / calls, "launches_per_call": count[name] / calls}
+            for name in sorted(total, key=lambda n: -total[n])}
+
+
+def smi_sampler():
+    q = "clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active"
+    try:
+        return subprocess.Popen(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader,nounits",
+                                 "-lms", "100"], stdout=subprocess.PIPE, text=True)
+    except OSError:
+        return None
+
+
+def smi_summary(p):
+    if p is None:
+        return None
+    p.terminate()
+    out, _ = p.communicate()
+    rows = [r.split(", ") for r in out.strip().splitlines() if r.count(",") >= 3]
+    clocks = [float(r[0]) for r in rows if r[0].replace(".", "").isdigit()]
+    power = [float(r[1]) for r in rows if r[1].replace(".", "").isdigit()]
+    busy = [c for c in clocks if c > 500]  # samples while the GPU ran (idle: 345 MHz)
+    return {"samples": len(rows), "sm_mhz_median_busy": statistics.median(busy) if busy else None,
+            "sm_mhz_min_busy": min(busy) if busy else None,
+            "power_w_max": max(power) if power else None,
+            "event_reasons": sorted(set(r[3] for r in rows))}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", required=True)
+    ap.add_argument("--rep", type=int, default=300, help="do_bench rep (ms)")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    report = {}
+    for spec in args.cases.split(","):
+        fn, flops = make_case(spec)
+        fn()
+        torch.cuda.synchronize()
+        host = host_us_per_call(fn)
+        smi = smi_sampler()
+        time.sleep(0.3)
+        ms = do_bench(fn, warmup=50, rep=args.rep, return_mode="median")
+        clocks = smi_summary(smi)
+        kernels = kernel_times(fn)
+        report[spec] = {"do_bench_us": ms * 1e3, "tflops": flops / (ms * 1e-3) / 1e12,
+                        "host_us_per_call": host, "kernels": kernels, "smi": clocks}
+        print(f"{spec}: do_bench {ms * 1e3:.1f} us ({report[spec]['tflops']:.0f} TFLOP/s), "
+              f"host {host:.1f} us/call, clocks {clocks}")
+        for name, k in kernels.items():
+            print(f"    {k['us_per_call']:9.1f} us  x{k['launches_per_call']:.0f}  {name}")
+        del fn
+        torch.cuda.empty_cache()
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
