@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "cuda/common/cuda_check.h"
+#include "cuda/common/device_info.h"
 
 namespace amkl::cuda {
 namespace {
@@ -71,9 +72,7 @@ void write_rows_outside_sequences(const detail::AttentionParams& p) {
   const int64_t rows = s.jagged ? s.total_rows : s.batch * s.dense_len;
   if (rows == 0 || p.heads_q == 0) return;
   const int out_kind = p.out_dtype == DType::Float32 ? 0 : (p.out_dtype == DType::BFloat16 ? 1 : 2);
-  int device = 0, sms = 0;
-  AMKL_CUDA_CHECK(cudaGetDevice(&device));
-  AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = current_device_sms();
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((rows + threads - 1) / threads, int64_t(8) * sms);
   outside_rows_kernel<<<unsigned(blocks), threads, 0, static_cast<cudaStream_t>(p.stream)>>>(

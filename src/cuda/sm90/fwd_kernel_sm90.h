@@ -401,8 +401,6 @@ __device__ __forceinline__ void store_o_vec16(const Vec16Rows<OutT>& rows, const
   static_assert(kGroups % 4 == 0, "d_v must be a multiple of 32");
   const int t = int(threadIdx.x % 4);
   const bool b0 = (t & 1) != 0, b1 = (t & 2) != 0;
-  OutT* const(&row_ptr)[2] = rows.ptr;
-  const bool(&row_ok)[2] = rows.ok;
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
     CUTE_UNROLL
@@ -416,8 +414,8 @@ __device__ __forceinline__ void store_o_vec16(const Vec16Rows<OutT>& rows, const
       quad_exchange(m[0], m[1], m[2], m[3], b1, 2);  // lanes t, t^2: t >= 2 sends m[0..1]
       quad_exchange(m[0], m[2], m[1], m[3], b0, 1);  // lanes t, t^1: odd t sends m[0], m[2]
       // m[s] now holds lane s's pair of group g0 + t: columns 8 (g0 + t) .. + 7 in order.
-      if (row_ok[r]) {
-        *reinterpret_cast<uint4*>(row_ptr[r] + 8 * (g0 + t)) = make_uint4(m[0], m[1], m[2], m[3]);
+      if (rows.ok[r]) {
+        *reinterpret_cast<uint4*>(rows.ptr[r] + 8 * (g0 + t)) = make_uint4(m[0], m[1], m[2], m[3]);
       }
     }
   }

@@ -12,6 +12,7 @@
 #include "amkl/error.h"
 #include "common/activation_dispatch.h"
 #include "cuda/common/cuda_check.h"
+#include "cuda/common/device_info.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 #include "cuda/sm90/fwd_tile_list.h"
 
@@ -105,9 +106,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   auto kernel = attention_fwd_sm90<Cfg, kAct>;
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        Cfg::kSmemBytes));
-  int device = 0, sms = 0;
-  AMKL_CUDA_CHECK(cudaGetDevice(&device));
-  AMKL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = current_device_sms();
   const int64_t tiles = tile_scheduler(a).total();
   // 32-bit tile indices, with room above the count for the scheduler's items (they run up
   // to two grids' worth past the end).
