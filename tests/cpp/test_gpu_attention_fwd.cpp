@@ -63,6 +63,7 @@ struct Case {
   bool q_jagged = false, k_jagged = false;
   int dense_lq = -1, dense_lk = -1;  // dense capacity (default: max of the lengths)
   bool seqused_q = false, seqused_k = false;
+  int q_lead = 0, q_trail = 0;  // jagged q: rows before cu_seqlens_q[0] / after its last entry
   std::vector<int> q_to_kv;  // empty: identity
   Activation act = Activation::Softmax;
   bool causal = false;
@@ -90,7 +91,7 @@ struct Side {
 };
 
 Side make_side(bool jagged, const std::vector<int>& lens, int dense_cap, int H, int d, int pad,
-               bool seqused) {
+               bool seqused, int lead = 0, int trail = 0) {
   Side s;
   s.jagged = jagged;
   s.B = int(lens.size());
@@ -98,9 +99,9 @@ Side make_side(bool jagged, const std::vector<int>& lens, int dense_cap, int H, 
   s.d = d;
   s.pad = pad;
   if (jagged) {
-    s.cu.push_back(0);
+    s.cu.push_back(lead);
     for (int l : lens) s.cu.push_back(s.cu.back() + l + (seqused ? 3 : 0));
-    s.T = s.cu.back();
+    s.T = s.cu.back() + trail;
   } else {
     int mx = 0;
     for (int l : lens) mx = std::max(mx, l);
@@ -137,7 +138,8 @@ TEST_P(GpuFwd, MatchesOracle) {
   if (!amkl::gpu_supported(0)) GTEST_SKIP() << "no Hopper GPU: " << amkl::gpu_description(0);
   const Case c = GetParam();
   const DType dt = c.dtype;
-  Side qs = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.d, c.q_row_pad, c.seqused_q);
+  Side qs = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.d, c.q_row_pad, c.seqused_q,
+                      c.q_lead, c.q_trail);
   Side ks = make_side(c.k_jagged, c.lk, c.dense_lk, c.Hkv, c.d, c.q_row_pad, c.seqused_k);
   Side vs = make_side(c.k_jagged, c.lk, c.dense_lk, c.Hkv, c.dv, c.q_row_pad, c.seqused_k);
   if (c.broadcast_q) qs.B = int(c.lk.size());  // a dense q of one sequence, batch stride 0
@@ -177,7 +179,8 @@ TEST_P(GpuFwd, MatchesOracle) {
   opt.out_scale = c.out_scale;
 
   // Output geometry (from the API).
-  Side os = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.dv, c.out_row_pad, c.seqused_q);
+  Side os = make_side(c.q_jagged, c.lq, c.dense_lq, c.H, c.dv, c.out_row_pad, c.seqused_q,
+                      c.q_lead, c.q_trail);
   if (c.broadcast_q) os.B = qs.B;
   const int64_t out_elems = os.elems();
   const bool softmax = c.act == Activation::Softmax;
@@ -498,6 +501,23 @@ std::vector<Case> all_cases() {
                  std::to_string(mode);
         v.push_back(c);
       }
+    }
+  }
+  // Jagged q with rows before the first and after the last sequence (out 0, lse -inf there),
+  // with and without seqused.
+  for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+    for (bool used : {false, true}) {
+      Case c;
+      c.act = a;
+      c.lq = rag;
+      c.lk = rag_k;
+      c.q_jagged = true;
+      c.seqused_q = used;
+      c.q_lead = 5;
+      c.q_trail = 130;
+      c.name = std::string("jagged_lead_trail_") + amkl::activation_name(a) +
+               (used ? "_seqused" : "");
+      v.push_back(c);
     }
   }
   // GQA ratios.
