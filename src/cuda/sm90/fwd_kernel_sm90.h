@@ -287,6 +287,8 @@ struct ScorePolicy {
 
 /// The factor each of a thread's two rows of O is multiplied by (softmax: 1/sum; pointwise:
 /// out_scale) and, for softmax, writes the rows' LSE.
+constexpr float kLn2 = 0.6931471805599453f;
+
 template <class FragC>
 __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo& w, bool softmax,
                                                float p_unit, const ScorePolicy& pol,
@@ -294,12 +296,17 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
   // p_unit: what the policy left out of P (apply_act's kUnscaledHalf), else 1.
   mul[0] = mul[1] = w.has_blocks() ? a.out_scale * p_unit : 0.f;  // no key block: O never written
   if (!softmax) return;
+  // In log2 units with the MUFU's rcp and lg2: the precise 1/sum, logf and division by
+  // log2(e) cost ~1500 cycles per tile (branches, polynomials and slow paths; trace,
+  // bench/NOTES.md step 10). The sum is at least 2^-1 where it is positive (the max P is taken
+  // against is at most one above the row's true max), so the approximations stay in their
+  // accurate range: rcp within 1 ulp, lg2 within 2^-22 absolute.
   float lse[2];
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
     const float sum = quad_sum(pol.row_sum[r]);
-    mul[r] = sum > 0.f ? 1.f / sum : 0.f;
-    lse[r] = sum > 0.f ? pol.row_max[r] / ScorePolicy::kLog2e + logf(sum) : -INFINITY;
+    mul[r] = sum > 0.f ? detail::fast_div(1.f, sum) : 0.f;
+    lse[r] = sum > 0.f ? (pol.row_max[r] + detail::fast_log2(sum)) * kLn2 : -INFINITY;
   }
   if (a.lse != nullptr && (tid % 4) == 0) {
     CUTE_UNROLL
