@@ -21,10 +21,19 @@ import time
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-
+# amkl from the environment first (PYTHONPATH: e.g. a package built by bench/ab_build.sh),
+# else this checkout's python/ (session 8 lost a benchmark run to the checkout's package, which
+# had no _C.so, shadowing the carried build named on PYTHONPATH).
 try:
     import amkl
+except ImportError:
+    sys.modules.pop("amkl", None)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    try:
+        import amkl
+    except Exception as e:  # noqa: BLE001
+        amkl = None
+        AMKL_IMPORT_ERROR = repr(e)
 except Exception as e:  # noqa: BLE001
     amkl = None
     AMKL_IMPORT_ERROR = repr(e)
