@@ -11,7 +11,9 @@ Cases (comma-separated --cases):
                            fill 1.0, activation fast_gelu)
   varkv:LQ:LK              Q and KV both jagged, B=1152, H=4, d=128, fast_gelu, lengths
                            uniform in [1, LQ] and [1, LK] (tiles of unequal cost)
-  softmax:B:H:L[:causal]   dense bf16, d=128, layout [B, L, H, d]
+  softmax:B:H:L[:causal][:dD][:kvH]
+                           dense bf16, layout [B, L, H, d], d = 128 unless dD (e.g. d64),
+                           H KV heads unless kvH (GQA, e.g. kv8)
 A jagged case (gdpa, varkv) runs with validate_offsets=False (the kernel's time, not the host
 check's copy of the offsets and stream sync, which costs 0.1-0.3 ms per call: bench/NOTES.md
 step 9); the suffix ":validated" (e.g. gdpa:256:256:validated) measures the default call.
@@ -77,9 +79,18 @@ def make_case(spec):
                                        max_seqlen_k=lk, validate_offsets=validate)), flops
     if f[0] == "softmax":
         B, H, L = int(f[1]), int(f[2]), int(f[3])
-        causal = len(f) > 4 and f[4] == "causal"
-        d = 128
-        q, k, v = (torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        causal, d, h_kv = False, 128, H
+        for opt in f[4:]:
+            if opt == "causal":
+                causal = True
+            elif opt.startswith("d"):
+                d = int(opt[1:])
+            elif opt.startswith("kv"):
+                h_kv = int(opt[2:])
+            else:
+                raise ValueError(f"unknown option {opt!r} in case {spec}")
+        q = torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
         return (lambda: amkl.attention(q, k, v, causal=causal)), flops
     raise ValueError(f"unknown case {spec}")
