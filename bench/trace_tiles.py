@@ -2,11 +2,11 @@
 """Where the Hopper forward's time goes, phase by phase, from a trace build of amkl
 (-DAMKL_SM90_TRACE: src/cuda/sm90/fwd_trace.h). One call of one case is traced; every
 interval between two consecutive stamps of a role (the producer thread, consumer warpgroups
-0 and 1) is named by its two events, e.g. "IssueEnd->SReady" (waiting for S) or
-"SReady->ActDone" (the score policy), and summed over all CTAs. The table shows each
-interval's share of the role's time and its mean length in cycles; the plot shows a few CTAs'
-timelines. The stamps cost a little (a store each, some spills): compare phases with each
-other, not the traced time with an untraced run.
+0, 1 and, in kernels with three, 2) is named by its two events, e.g. "IssueEnd->SReady"
+(waiting for S) or "SReady->ActDone" (the score policy), and summed over all CTAs. The table
+shows each interval's share of the role's time and its mean length in cycles; the plot shows a
+few CTAs' timelines. The stamps cost a little (a store each, some spills): compare phases with
+each other, not the traced time with an untraced run.
 
 Usage (GPU machine, repository root):
   bash bench/ab_build.sh /tmp/ab trace . -DAMKL_SM90_TRACE
@@ -27,7 +27,7 @@ from ab_compare import make_case  # noqa: E402
 EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDone",
           6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
           11: "LoadV", 12: "LoadQ"}
-ROLES = ["producer", "consumer0", "consumer1"]
+ROLES = ["producer", "consumer0", "consumer1", "consumer2"]  # kTraceRoles slots per CTA
 EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
 CLOCK_MASK = (1 << 40) - 1
 
@@ -63,18 +63,18 @@ def intervals(streams):
     return total, count, span
 
 
-def plot(streams, ctas, path, window):
+def plot(streams, roles, ctas, path, window):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     colors = {}
     palette = plt.get_cmap("tab20").colors
-    fig, ax = plt.subplots(figsize=(14, 0.6 * len(ctas) * len(ROLES) + 1.5))
+    fig, ax = plt.subplots(figsize=(14, 0.6 * len(ctas) * len(roles) + 1.5))
     y = 0
     labels = []
     for cta in ctas:
         t_ref = min(ev[0][0] for (c, _), ev in streams.items() if c == cta and ev)
-        for role in ROLES:
+        for role in roles:
             ev = streams[(cta, role)]
             for (t0, e0, _), (t1, e1, _) in zip(ev, ev[1:]):
                 a, b = t0 - t_ref, t1 - t_ref
@@ -120,12 +120,14 @@ def main():
         sys.exit("no stamps: is this a -DAMKL_SM90_TRACE build? (bench/ab_build.sh ... "
                  "-DAMKL_SM90_TRACE)")
     streams = decode(words, sms)
+    # The kernel's roles: a kernel with two consumer warpgroups leaves consumer2 empty.
+    roles = [r for r in ROLES if any(streams[(c, r)] for c in range(sms))]
     total, count, span = intervals(streams)
     tiles = sum(1 for (c, r), ev in streams.items() if r == "consumer0"
                 for e in ev if e[1] == "TileStart")
     report = {"case": args.case, "sms": sms, "tiles_traced": tiles, "roles": {}}
     print(f"{args.case}: {tiles} tiles traced on {sms} SMs")
-    for role in ROLES:
+    for role in roles:
         rows = []
         for key, cyc in total[role].most_common(12):
             rows.append({"interval": key, "share": cyc / max(span[role], 1),
@@ -137,7 +139,8 @@ def main():
                   f"  x{r['count']}")
     with open(args.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
-    plot(streams, [int(c) for c in args.plot_ctas.split(",")], args.out + ".png", args.window)
+    plot(streams, roles, [int(c) for c in args.plot_ctas.split(",")], args.out + ".png",
+         args.window)
     print(f"wrote {args.out}.json and {args.out}.png")
 
 

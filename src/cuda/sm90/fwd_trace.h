@@ -30,7 +30,7 @@ enum class TraceEvent : uint32_t {
 };
 
 constexpr int kTraceEventsPerRole = 8192;
-constexpr int kTraceRoles = 3;
+constexpr int kTraceRoles = 4;  // the producer and up to three consumer warpgroups
 
 #if defined(AMKL_SM90_TRACE)
 /// One role's stamps in this CTA; a no-op where the buffer is null or the slice is full.
