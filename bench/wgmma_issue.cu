@@ -7,7 +7,10 @@
 // phase (800-1150 cycles for 16 HGMMAs) is tensor time rather than descriptor latency. If the
 // issue time stays flat as N grows, the pipe queues whole batches; if it grows with N at the
 // execution rate, the warp waits for room.
-// Usage: wgmma_issue   (one line per mode and N: median over the SMs' warpgroups, in cycles)
+// A second part times a softmax-like score policy on one warpgroup while the other idles or
+// issues HGMMAs back to back (does the tensor pipe's register traffic slow the policy?).
+// Usage: wgmma_issue   (one line per mode and N: median over the SMs' warpgroups, in cycles;
+// then one line per load)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -146,6 +149,134 @@ bool sweep(long long* out, int sms) {
          measure<32, kRS, kWarpgroups>(out, sms);
 }
 
+
+// The second question: does another warpgroup's WGMMA traffic slow a warpgroup's score policy
+// (the traces show the policy at 1.5-2.5x its instructions' latency)? Warpgroup 0 runs a
+// softmax-like block on 64 registers per thread (the row max as a chain, then per element one
+// FFMA, one ex2 and the row sum, like ScorePolicy's softmax) kPolicies times and times each;
+// warpgroup 1 meanwhile idles or issues back-to-back batches of 16 HGMMAs (SS or RS).
+// out[cta * 2 + {0, 1}]: the median policy's cycles, the number of HGMMA batches warpgroup 1 ran.
+enum class Load { kIdle, kSS, kRS };
+
+template <Load kLoad>
+__global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, float* sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  Element* a_ptr = reinterpret_cast<Element*>(smem);
+  Element* b_ptr = a_ptr + cosize_v<SmemLayoutA>;
+  for (int i = threadIdx.x; i < kSmemBytes / 16; i += blockDim.x) {
+    reinterpret_cast<uint4*>(smem)[i] = make_uint4(0, 0, 0, 0);
+  }
+  cutlass::arch::fence_view_async_shared();
+  __shared__ int policies_done;
+  if (threadIdx.x == 0) policies_done = 0;
+  __syncthreads();
+  constexpr int kPolicies = 32;
+  const int tid = threadIdx.x % 128;
+  if (threadIdx.x >= 128) {  // warpgroup 1: the load
+    long long batches = 0;
+    if constexpr (kLoad != Load::kIdle) {
+      Tensor sA = make_tensor(make_smem_ptr(a_ptr), SmemLayoutA{});
+      Tensor sB = make_tensor(make_smem_ptr(b_ptr), SmemLayoutB{});
+      using Mma = std::conditional_t<kLoad == Load::kRS, MmaRS, MmaSS>;
+      Mma mma;
+      auto thr = mma.get_thread_slice(tid);
+      Tensor tB = thr.partition_fragment_B(sB);
+      Tensor acc = partition_fragment_C(mma, Shape<BM, BN>{});
+      float keep = 0.f;
+      auto batch = [&](auto const& tA) {
+        mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(acc);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int n = 0; n < 16; ++n) issue(mma, tA, tB, acc, n);
+        warpgroup_commit_batch();
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(acc);
+        keep += acc(int(batches) % size(acc));
+        ++batches;
+      };
+      auto loop = [&](auto const& tA) {
+        while (*static_cast<volatile int*>(&policies_done) == 0) batch(tA);
+      };
+      if constexpr (kLoad == Load::kRS) {
+        Tensor tA = make_tensor<Element>(partition_shape_A(mma, Shape<BM, BK>{}));
+        for (int i = 0; i < size(tA); ++i) tA(i) = a_ptr[(tid * size(tA) + i) % cosize_v<SmemLayoutA>];
+        warpgroup_fence_operand(tA);
+        loop(tA);
+      } else {
+        loop(thr.partition_fragment_A(sA));
+      }
+      sink[blockIdx.x * 256 + threadIdx.x] = keep;
+    }
+    if (tid == 0) out[blockIdx.x * 2 + 1] = batches;
+    return;
+  }
+  // warpgroup 0: the policies, on scores that stay in a useful range from one to the next.
+  float sc[64];
+  for (int i = 0; i < 64; ++i) sc[i] = 0.01f * float((tid * 7 + i * 13) % 97);
+  long long cycles[kPolicies];
+  const float scale_log2 = 0.127f;
+  for (int k = 0; k < kPolicies; ++k) {
+    const long long t0 = clock64();
+    float mx[2] = {sc[0], sc[2]}, sum[2] = {0.f, 0.f};
+    CUTE_UNROLL
+    for (int i = 0; i < 64; ++i) mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], sc[i]);
+    CUTE_UNROLL
+    for (int i = 0; i < 64; ++i) {
+      float p;
+      const float x = fmaf(sc[i], scale_log2, -mx[(i >> 1) & 1] * scale_log2);
+      asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(p) : "f"(x));
+      sum[(i >> 1) & 1] += p;
+      sc[i] = p + 0.5f * sc[i];  // the next policy's scores depend on this one's
+    }
+    sc[0] += sum[0] * 1e-3f;
+    sc[2] += sum[1] * 1e-3f;
+    cycles[k] = clock64() - t0;
+  }
+  asm volatile("bar.sync 1, 128;");  // warpgroup 0 only: all its warps are done
+  if (tid == 0) atomicExch(&policies_done, 1);
+  float keep = 0.f;
+  for (int i = 0; i < 64; ++i) keep += sc[i];
+  sink[blockIdx.x * 256 + threadIdx.x] = keep;
+  if (tid == 0) {
+    // the median of the policies after the first
+    for (int i = 1; i < kPolicies; ++i) {
+      for (int j = i + 1; j < kPolicies; ++j) {
+        if (cycles[j] < cycles[i]) {
+          const long long t = cycles[i];
+          cycles[i] = cycles[j];
+          cycles[j] = t;
+        }
+      }
+    }
+    out[blockIdx.x * 2] = cycles[1 + (kPolicies - 1) / 2];
+  }
+}
+
+template <Load kLoad>
+bool measure_policy(const char* name, long long* out, float* sink, int sms) {
+  auto kernel = policy_under_load<kLoad>;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
+      cudaSuccess) {
+    return false;
+  }
+  kernel<<<sms, 256, kSmemBytes>>>(out, sink);
+  if (cudaDeviceSynchronize() != cudaSuccess) return false;
+  std::vector<long long> host(size_t(sms) * 2);
+  if (cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost) !=
+      cudaSuccess) {
+    return false;
+  }
+  std::vector<long long> policy, batches;
+  for (size_t i = 0; i < host.size(); i += 2) {
+    policy.push_back(host[i]);
+    batches.push_back(host[i + 1]);
+  }
+  std::printf("policy (64 scores/thread, one warpgroup) with the other warpgroup %s: %5lld "
+              "cycles (its HGMMA batches meanwhile: %lld)\n",
+              name, median(policy), median(batches));
+  return true;
+}
 }  // namespace wgmma_probe
 
 int main() {
@@ -161,8 +292,17 @@ int main() {
     std::fprintf(stderr, "wgmma_issue: cudaMalloc failed\n");
     return 1;
   }
+  float* sink = nullptr;
+  if (cudaMalloc(&sink, size_t(sms) * 256 * sizeof(float)) != cudaSuccess) {
+    std::fprintf(stderr, "wgmma_issue: cudaMalloc failed\n");
+    return 1;
+  }
   const bool ok = sweep<false, 1>(out, sms) && sweep<true, 1>(out, sms) &&
-                  sweep<false, 2>(out, sms) && sweep<true, 2>(out, sms);
+                  sweep<false, 2>(out, sms) && sweep<true, 2>(out, sms) &&
+                  measure_policy<Load::kIdle>("idle", out, sink, sms) &&
+                  measure_policy<Load::kSS>("issuing SS HGMMAs", out, sink, sms) &&
+                  measure_policy<Load::kRS>("issuing RS HGMMAs", out, sink, sms);
+  cudaFree(sink);
   cudaFree(out);
   if (!ok) std::fprintf(stderr, "wgmma_issue: %s\n", cudaGetErrorString(cudaGetLastError()));
   return ok ? 0 : 1;
