@@ -154,9 +154,10 @@ bool sweep(long long* out, int sms) {
 // (the traces show the policy at 1.5-2.5x its instructions' latency)? Warpgroup 0 runs a
 // softmax-like block on 64 registers per thread (the row max as a chain, then per element one
 // FFMA, one ex2 and the row sum, like ScorePolicy's softmax) kPolicies times and times each;
-// warpgroup 1 meanwhile idles or issues back-to-back batches of 16 HGMMAs (SS or RS).
+// warpgroup 1 meanwhile idles, issues back-to-back batches of 16 HGMMAs (SS or RS), or runs
+// the same policies (the two warpgroups' policies sharing each scheduler).
 // out[cta * 2 + {0, 1}]: the median policy's cycles, the number of HGMMA batches warpgroup 1 ran.
-enum class Load { kIdle, kSS, kRS };
+enum class Load { kIdle, kSS, kRS, kPolicy };  // kPolicy: warpgroup 1 runs the policy too
 
 template <Load kLoad>
 __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, float* sink) {
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
   __syncthreads();
   constexpr int kPolicies = 32;
   const int tid = threadIdx.x % 128;
-  if (threadIdx.x >= 128) {  // warpgroup 1: the load
+  if (threadIdx.x >= 128 && kLoad != Load::kPolicy) {  // warpgroup 1: the load
     long long batches = 0;
     if constexpr (kLoad != Load::kIdle) {
       Tensor sA = make_tensor(make_smem_ptr(a_ptr), SmemLayoutA{});
@@ -211,7 +212,8 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
     if (tid == 0) out[blockIdx.x * 2 + 1] = batches;
     return;
   }
-  // warpgroup 0: the policies, on scores that stay in a useful range from one to the next.
+  // warpgroup 0 (and 1 for kPolicy): the policies, on scores that stay in a useful range
+  // from one to the next.
   float sc[64];
   for (int i = 0; i < 64; ++i) sc[i] = 0.01f * float((tid * 7 + i * 13) % 97);
   long long cycles[kPolicies];
@@ -233,12 +235,14 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
     sc[2] += sum[1] * 1e-3f;
     cycles[k] = clock64() - t0;
   }
-  asm volatile("bar.sync 1, 128;");  // warpgroup 0 only: all its warps are done
-  if (tid == 0) atomicExch(&policies_done, 1);
   float keep = 0.f;
   for (int i = 0; i < 64; ++i) keep += sc[i];
   sink[blockIdx.x * 256 + threadIdx.x] = keep;
+  if (threadIdx.x >= 128) return;  // kPolicy: warpgroup 1 ran the same policies
+  asm volatile("bar.sync 1, 128;");  // warpgroup 0 only: all its warps are done
+  if (tid == 0) atomicExch(&policies_done, 1);
   if (tid == 0) {
+    if constexpr (kLoad == Load::kPolicy) out[blockIdx.x * 2 + 1] = 0;
     // the median of the policies after the first
     for (int i = 1; i < kPolicies; ++i) {
       for (int j = i + 1; j < kPolicies; ++j) {
@@ -301,7 +305,8 @@ int main() {
                   sweep<false, 2>(out, sms) && sweep<true, 2>(out, sms) &&
                   measure_policy<Load::kIdle>("idle", out, sink, sms) &&
                   measure_policy<Load::kSS>("issuing SS HGMMAs", out, sink, sms) &&
-                  measure_policy<Load::kRS>("issuing RS HGMMAs", out, sink, sms);
+                  measure_policy<Load::kRS>("issuing RS HGMMAs", out, sink, sms) &&
+                  measure_policy<Load::kPolicy>("running the same policies", out, sink, sms);
   cudaFree(sink);
   cudaFree(out);
   if (!ok) std::fprintf(stderr, "wgmma_issue: %s\n", cudaGetErrorString(cudaGetLastError()));
