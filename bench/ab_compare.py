@@ -22,6 +22,8 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
        [--variant-cases NAME=CASE+CASE ...]   (that variant runs only these of the cases, e.g.
        a build specialised for one activation runs only that activation's case)
+       [--variant-env NAME=VAR=VALUE ...]   (an environment variable for that variant's
+       processes, e.g. one build as two variants: AMKL_SM90_CONSUMER_WARPGROUPS=2 and =3)
 """
 import argparse
 import json
@@ -118,6 +120,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep (ms) per case")
     ap.add_argument("--out", default=None, help="write samples and medians as JSON")
+    ap.add_argument("--variant-env", action="append", default=[],
+                    help="NAME=VAR=VALUE: set VAR for this variant's processes")
     ap.add_argument("--variant-cases", action="append", default=[],
                     help="NAME=CASE+CASE: the cases (of --cases) this variant runs")
     ap.add_argument("--worker", action="store_true")
@@ -134,10 +138,17 @@ def main():
         if n not in dict(variants) or not set(cs) <= set(cases):
             ap.error(f"--variant-cases {n}: not a variant, or cases not in --cases")
     runs = {name: own.get(name, cases) for name, _ in variants}
+    extra_env = {name: {} for name, _ in variants}
+    for x in args.variant_env:
+        name, _, assignment = x.partition("=")
+        var, eq, value = assignment.partition("=")
+        if name not in extra_env or not var or not eq:
+            ap.error(f"--variant-env {x}: expected NAME=VAR=VALUE with NAME a variant")
+        extra_env[name][var] = value
     samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
     for r in range(args.rounds):
         for name, pydir in variants:
-            env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir))
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
                                   "--cases", ",".join(runs[name]), "--rep", str(args.rep)],
                                  env=env, capture_output=True, text=True)
@@ -161,6 +172,7 @@ def main():
     if args.out:
         with open(args.out, "w") as fh:
             json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
+                       "variant_env": extra_env,
                        "samples": samples, "medians": medians, "gpu": gpu_name()}, fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
     return 0
