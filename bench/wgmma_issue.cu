@@ -49,6 +49,20 @@ __device__ __forceinline__ void issue(Mma& mma, TA const& a, TB const& b, TC& c,
   mma.accumulate_ = GMMA::ScaleOut::One;
 }
 
+// Calls f with the HGMMAs' A operand: registers (RS; loaded from sA's zeros, which ptxas cannot
+// fold, before any clock read) or sA's descriptors (SS).
+template <bool kRS, class Mma, class ThrMma, class SA, class F>
+__device__ __forceinline__ void with_a_operand(Mma& mma, ThrMma& thr, SA& sA, int tid, F&& f) {
+  if constexpr (kRS) {
+    Tensor tA = make_tensor<Element>(partition_shape_A(mma, Shape<BM, BK>{}));
+    for (int i = 0; i < size(tA); ++i) tA(i) = sA((tid * size(tA) + i) % cosize_v<SmemLayoutA>);
+    warpgroup_fence_operand(tA);
+    f(tA);
+  } else {
+    f(thr.partition_fragment_A(sA));
+  }
+}
+
 // out[(cta * kWarpgroups + wg) * 2 + {0, 1}]: issue cycles, issue + completion cycles.
 template <int kN, bool kRS, int kWarpgroups>
 __global__ void __launch_bounds__(128 * kWarpgroups, 1) probe(long long* out, int reps) {
@@ -93,20 +107,35 @@ __global__ void __launch_bounds__(128 * kWarpgroups, 1) probe(long long* out, in
       }
     }
   };
-  if constexpr (kRS) {
-    // A's registers loaded from smem (zeros that ptxas cannot fold), before any clock read.
-    Tensor tA = make_tensor<Element>(partition_shape_A(mma, Shape<BM, BK>{}));
-    for (int i = 0; i < size(tA); ++i) tA(i) = a_ptr[(tid * size(tA) + i) % cosize_v<SmemLayoutA>];
-    warpgroup_fence_operand(tA);
-    run(tA);
-  } else {
-    run(thr.partition_fragment_A(sA));
-  }
+  with_a_operand<kRS>(mma, thr, sA, tid, run);
   if (tid == 0) {
     const int slot = blockIdx.x * kWarpgroups + threadIdx.x / 128;
     out[slot * 2] = best_issue + (keep == 1.f ? 1 : 0);  // keep == 1 never: the inputs are 0
     out[slot * 2 + 1] = best_total;
   }
+}
+
+// Launches kernel on one CTA per SM with kSmemBytes of dynamic smem and splits the `slots`
+// pairs it wrote to out into first[] and second[].
+template <class Kernel, class... Args>
+bool run_pairs(Kernel kernel, int sms, int threads, const long long* out, size_t slots,
+               std::vector<long long>& first, std::vector<long long>& second, Args... args) {
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
+      cudaSuccess) {
+    return false;
+  }
+  kernel<<<sms, threads, kSmemBytes>>>(args...);
+  if (cudaDeviceSynchronize() != cudaSuccess) return false;
+  std::vector<long long> host(slots * 2);
+  if (cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost) !=
+      cudaSuccess) {
+    return false;
+  }
+  for (size_t i = 0; i < host.size(); i += 2) {
+    first.push_back(host[i]);
+    second.push_back(host[i + 1]);
+  }
+  return true;
 }
 
 long long median(std::vector<long long> v) {
@@ -116,22 +145,10 @@ long long median(std::vector<long long> v) {
 
 template <int kN, bool kRS, int kWarpgroups>
 bool measure(long long* out, int sms) {
-  auto kernel = probe<kN, kRS, kWarpgroups>;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
-      cudaSuccess) {
-    return false;
-  }
-  kernel<<<sms, 128 * kWarpgroups, kSmemBytes>>>(out, 5);
-  if (cudaDeviceSynchronize() != cudaSuccess) return false;
-  std::vector<long long> host(size_t(sms) * kWarpgroups * 2);
-  if (cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost) !=
-      cudaSuccess) {
-    return false;
-  }
   std::vector<long long> issue_cycles, total_cycles;
-  for (size_t i = 0; i < host.size(); i += 2) {
-    issue_cycles.push_back(host[i]);
-    total_cycles.push_back(host[i + 1]);
+  if (!run_pairs(probe<kN, kRS, kWarpgroups>, sms, 128 * kWarpgroups, out,
+                 size_t(sms) * kWarpgroups, issue_cycles, total_cycles, out, 5)) {
+    return false;
   }
   const long long total = median(total_cycles);
   std::printf("%s %d warpgroup%s N=%2d: issue %5lld cycles, issue+run %5lld (%5.1f per HGMMA "
@@ -199,14 +216,7 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
       auto loop = [&](auto const& tA) {
         while (*static_cast<volatile int*>(&policies_done) == 0) batch(tA);
       };
-      if constexpr (kLoad == Load::kRS) {
-        Tensor tA = make_tensor<Element>(partition_shape_A(mma, Shape<BM, BK>{}));
-        for (int i = 0; i < size(tA); ++i) tA(i) = a_ptr[(tid * size(tA) + i) % cosize_v<SmemLayoutA>];
-        warpgroup_fence_operand(tA);
-        loop(tA);
-      } else {
-        loop(thr.partition_fragment_A(sA));
-      }
+      with_a_operand<kLoad == Load::kRS>(mma, thr, sA, tid, loop);
       sink[blockIdx.x * 256 + threadIdx.x] = keep;
     }
     if (tid == 0) out[blockIdx.x * 2 + 1] = batches;
@@ -259,22 +269,10 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
 
 template <Load kLoad>
 bool measure_policy(const char* name, long long* out, float* sink, int sms) {
-  auto kernel = policy_under_load<kLoad>;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
-      cudaSuccess) {
-    return false;
-  }
-  kernel<<<sms, 256, kSmemBytes>>>(out, sink);
-  if (cudaDeviceSynchronize() != cudaSuccess) return false;
-  std::vector<long long> host(size_t(sms) * 2);
-  if (cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost) !=
-      cudaSuccess) {
-    return false;
-  }
   std::vector<long long> policy, batches;
-  for (size_t i = 0; i < host.size(); i += 2) {
-    policy.push_back(host[i]);
-    batches.push_back(host[i + 1]);
+  if (!run_pairs(policy_under_load<kLoad>, sms, 256, out, size_t(sms), policy, batches, out,
+                 sink)) {
+    return false;
   }
   std::printf("policy (64 scores/thread, one warpgroup) with the other warpgroup %s: %5lld "
               "cycles (its HGMMA batches meanwhile: %lld)\n",
