@@ -294,7 +294,7 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
                                                float p_unit, const ScorePolicy& pol,
                                                const FragC& coord, int tid, float (&mul)[2]) {
   // p_unit: what the policy left out of P (apply_act's kUnscaledHalf), else 1.
-  mul[0] = mul[1] = w.has_blocks() ? a.out_scale * p_unit : 0.f;  // no key block: O never written
+  mul[0] = mul[1] = w.has_blocks() ? a.out_scale * p_unit : 0.f;  // no key block: zeros stored
   if (!softmax) return;
   // In log2 units with the MUFU's rcp and lg2: the precise 1/sum, logf and division by
   // log2(e) cost ~1500 cycles per tile (branches, polynomials and slow paths; trace,
@@ -755,7 +755,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // bench/NOTES.md step 9); deferred, the tile took 2.7% fewer cycles and the short-KV
       // rows ran 2-11% faster. O's registers stay untouched until then: the next P V that
       // writes them comes after.
-      if (s_issued && a.out_vec16) {
+      if (!wr.has_blocks()) {
+        // Rows without keys are exact zeros. O's registers hold the CTA's last tile (or
+        // nothing yet), and O * 0 is NaN where that was inf or NaN. A fragment of its own,
+        // not O's: a plain write to WGMMA accumulators would serialize the WGMMA pipeline.
+        Tensor zeros = make_fragment_like(tOrO);
+        clear(zeros);
+        store_o_direct<Cfg>(a, wr, zeros, tOcO, mul);
+      } else if (s_issued && a.out_vec16) {
         deferred = true;
         deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
         deferred_mul[0] = mul[0];
