@@ -22,16 +22,39 @@ namespace amkl::cuda::sm90 {
 
 using namespace cute;
 
-template <class Element_, int kHeadDim_, int kHeadDimV_>
+/// Head dims whose kernels are also built with three consumer warpgroups (192-row tiles),
+/// chosen per call by launch_fwd_for_shape (fwd_launch_sm90.h). Only d = 64: there S, P and O
+/// (64 + 32 + 32 accumulator registers) fit the 160 registers three warpgroups leave, so the
+/// overlapped loop stays. d = 128 with three warpgroups needs a serial loop (S, wait, policy,
+/// P V, wait), which lost 2-18% to two warpgroups on the H200, and without turns gained at
+/// most 3% (L = 8192) and lost up to 9% at L <= 1024 (bench/NOTES.md step 12).
+template <int kHeadDim, int kHeadDimV>
+constexpr bool kHasThreeWarpgroups = kHeadDim == 64 && kHeadDimV == 64;
+
+template <class Element_, int kHeadDim_, int kHeadDimV_, int kConsumerWarpgroups_ = 2>
 struct FwdConfig {
   using Element = Element_;
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kHeadDimV = kHeadDimV_;
-  static constexpr int kBlockM = 128;  // two consumer warpgroups x 64 rows
+  // Consumer warpgroups of 64 query rows each. With three (d = 64), each warpgroup's score
+  // policy hides behind the other two's WGMMAs (FA3's choice for d = 64).
+  static constexpr int kConsumerWarpgroups = kConsumerWarpgroups_;
+  static_assert(kConsumerWarpgroups == 2 ||
+                    (kConsumerWarpgroups == 3 && kHasThreeWarpgroups<kHeadDim, kHeadDimV>),
+                "three consumer warpgroups only where kHasThreeWarpgroups");
+  static constexpr int kBlockM = 64 * kConsumerWarpgroups;
   static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
-  static constexpr int kConsumerWarpgroups = 2;
+  // setmaxnreg budgets of the producer's and the consumers' threads (checked below).
+  static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : 40;
+  static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : 232;
   static constexpr int kConsumerThreads = 128 * kConsumerWarpgroups;
   static constexpr int kThreads = 128 + kConsumerThreads;  // producer warpgroup + consumers
+  // setmaxnreg moves registers within the pool the block was launched with: kThreads x the
+  // kernel's register count, which __launch_bounds__(kThreads, 1) caps at 65536 / kThreads
+  // rounded down to a multiple of 8 (168 for 384 threads, 128 for 512).
+  static_assert(128 * kProducerRegs + kConsumerThreads * kConsumerRegs <=
+                    kThreads * (65536 / kThreads / 8 * 8),
+                "setmaxnreg budgets exceed the launch's register pool");
 
   using BM = Int<kBlockM>;
   using BN = Int<kBlockN>;
@@ -101,6 +124,7 @@ struct FwdConfig {
     TileMailbox<TileInfo, 4> tiles;
   };
   static constexpr int kSmemBytes = int(sizeof(SharedStorage));
+  static_assert(kSmemBytes <= 227 * 1024, "the smem rings exceed Hopper's 227 KB per block");
 };
 
 }  // namespace amkl::cuda::sm90

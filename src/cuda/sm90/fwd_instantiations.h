@@ -35,6 +35,6 @@ void run_fwd(const detail::AttentionParams& p, int max_len_q);
   namespace amkl::cuda::sm90 {                                                              \
   template <>                                                                               \
   void run_fwd<DType::DT, D, DV>(const detail::AttentionParams& p, int max_len_q) {          \
-    launch_fwd<FwdConfig<ELEM, D, DV>>(p, max_len_q);                                       \
+    launch_fwd_for_shape<ELEM, D, DV>(p, max_len_q);                                        \
   }                                                                                         \
   }

@@ -7,15 +7,16 @@
 //     decodes each tile once (TileInfo) and posts it to the consumers through a smem mailbox,
 //     then TMA-loads Q into a (double-buffered where smem allows) Q ring and the K and V tiles
 //     of every key block the mask allows into their rings; the rings run on across tiles.
-//   warpgroups 1..2: the consumers, 64 query rows each, taking turns on the tensor cores
-//     (ping-pong through two named barriers). Per key block n: issue S(n) = Q K(n)^T
-//     (SS-WGMMA) and, right behind it, O += P(n-1) V(n-1) (RS-WGMMA, P from registers); wait for
-//     S(n) only; the score policy (softmax: online max/sum; pointwise: f(scale*S), masked
-//     entries exactly 0) runs while the PV WGMMA is in flight; then wait for PV, rescale O
-//     (softmax), convert P to bf16/fp16 in registers. The last P V of a tile is issued together
-//     with the next tile's first S, so the epilogue (normalize, out_scale, predicated stores)
-//     runs while the tensor cores already work on the next tile (specs/gdpa.md 5.4); O is
-//     stored in 16-byte row chunks after a transpose within each quad of lanes.
+//   warpgroups 1..kConsumerWarpgroups: the consumers, 64 query rows each, taking turns on the
+//     tensor cores in a ring (ping-pong for two; one named barrier per warpgroup). Per key
+//     block n: issue S(n) = Q K(n)^T (SS-WGMMA) and, right behind it, O += P(n-1) V(n-1)
+//     (RS-WGMMA, P from registers); wait for S(n) only; the score policy (softmax: online
+//     max/sum; pointwise: f(scale*S), masked entries exactly 0) runs while the PV WGMMA is
+//     in flight; then wait for PV, rescale O (softmax), convert P to bf16/fp16 in registers.
+//     The last P V of a tile is issued together with the next tile's first S, so the
+//     epilogue (normalize, out_scale, predicated stores) runs while the tensor cores already
+//     work on the next tile (specs/gdpa.md 5.4); O is stored in 16-byte row chunks after a
+//     transpose within each quad of lanes.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -491,7 +492,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if (threadIdx.x / 128 == 0) {
     // ================= producer: one thread decodes the tiles and issues every TMA load
-    cutlass::arch::warpgroup_reg_dealloc<40>();
+    cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     if (threadIdx.x != 0) return;
     AMKL_SM90_STAMP_INIT(a.trace, 0, true);
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
@@ -598,14 +599,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     return;
   }
 
-  // ================= consumers: two warpgroups, 64 query rows each, taking turns on the
-  // tensor cores (ping-pong) and overlapping S(n) = Q K(n)^T with the scores of block n-1.
-  cutlass::arch::warpgroup_reg_alloc<232>();
+  // ================= consumers: kConsumerWarpgroups warpgroups, 64 query rows each, taking
+  // turns on the tensor cores in a ring (ping-pong for two) and overlapping S(n) = Q K(n)^T
+  // with the scores of block n-1.
+  cutlass::arch::warpgroup_reg_alloc<Cfg::kConsumerRegs>();
   const int tid = threadIdx.x - 128;
-  const int cwg = tid / 128;  // consumer warpgroup 0 or 1
+  const int cwg = tid / 128;  // consumer warpgroup 0 .. kConsumerWarpgroups - 1
+  constexpr int kWarpgroups = Cfg::kConsumerWarpgroups;
   constexpr int kBarFirst = 1;  // named barriers kBarFirst + cwg (0 is __syncthreads)
   auto turn_wait = [&] { cutlass::arch::NamedBarrier::sync(256, kBarFirst + cwg); };
-  auto turn_pass = [&] { cutlass::arch::NamedBarrier::arrive(256, kBarFirst + (cwg ^ 1)); };
+  auto turn_pass = [&] {
+    cutlass::arch::NamedBarrier::arrive(256, kBarFirst + (cwg + 1) % kWarpgroups);
+  };
   typename Cfg::TiledMmaQK mma_qk;
   typename Cfg::TiledMmaPV mma_pv;
   auto thr_qk = mma_qk.get_thread_slice(tid);
@@ -623,8 +628,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr bool kUnscaledHalf =
       kAct == Activation::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
 
+  static_assert(1 + kWarpgroups <= kTraceRoles, "a trace slot per consumer warpgroup");
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
-  if (cwg == 1) turn_pass();  // warpgroup 0 takes the first turn
+  if (cwg == kWarpgroups - 1) turn_pass();  // warpgroup 0 takes the first turn
   RingState<kStagesK> st;  // K: the block whose S is issued next
   RingState<kStagesV> st_v;  // V: the block whose P V is issued next
   RingState<kQStages> st_q;
@@ -636,6 +642,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Vec16Rows<Element> deferred_rows;
   float deferred_mul[2];
   ScorePolicy pol;
+  // S(n) has landed: its K stage goes back, and after the tile's last block its Q stage.
+  auto s_landed = [&](int n, int n_max) {
+    warpgroup_fence_operand(tSrS);
+    smem.ring_k.consumer_release(st);
+    if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
+  };
   smem.tiles.full[slot.index()].wait(slot.phase());
   for (;;) {
     const TileInfo& w = smem.tiles.info[slot.index()];
@@ -657,9 +669,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       warpgroup_wait<0>();
       AMKL_SM90_STAMP(SReady, n_min);
-      warpgroup_fence_operand(tSrS);
-      smem.ring_k.consumer_release(st);
-      if (n_max - n_min == 1) smem.ring_q.consumer_release(st_q);
+      s_landed(n_min, n_max);
       if (deferred) {  // uniform: from s_issued and the call's output layout
         pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
           store_o_vec16(deferred_rows, tOrO, deferred_mul);
@@ -686,9 +696,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         AMKL_SM90_STAMP(IssueEnd, n);
         warpgroup_wait<1>();
         AMKL_SM90_STAMP(SReady, n);
-        warpgroup_fence_operand(tSrS);
-        smem.ring_k.consumer_release(st);
-        if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
+        s_landed(n, n_max);
         pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n * kBlockN, tSrS, tScS, factor);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();

@@ -15,6 +15,7 @@
 #include "cuda/common/device_info.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 #include "cuda/sm90/fwd_tile_list.h"
+#include "cuda/sm90/fwd_warpgroups.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -113,7 +114,8 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   if (tiles >= (int64_t(1) << 31) - (int64_t(1) << 20)) {
     throw Error(ErrorKind::NotSupported,
                 "attention_forward on the GPU: " + std::to_string(tiles) +
-                    " query tiles (128 rows x heads x sequences); the Hopper kernel indexes "
+                    " query tiles (" + std::to_string(Cfg::kBlockM) +
+                    " rows x heads x sequences); the Hopper kernel indexes "
                     "tiles with 32 bits (at most 2^31 - 2^20 tiles)");
   }
   dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
@@ -162,6 +164,21 @@ void launch_fwd(const detail::AttentionParams& p, int max_len_q) {
   detail::with_activation(p.activation, [&](auto act) {
     launch_fwd_act<Cfg, decltype(act)::value>(p, max_len_q);
   });
+}
+
+/// Launches the forward for one (dtype, head dims): with three consumer warpgroups where that
+/// kernel exists and consumer_warpgroups_for chooses it, else with two.
+template <class Element, int kD, int kDv>
+void launch_fwd_for_shape(const detail::AttentionParams& p, int max_len_q) {
+  const bool masked = p.window_left >= 0 || p.window_right >= 0;  // causal or a local window
+  [[maybe_unused]] const int warpgroups = consumer_warpgroups_for(max_len_q, masked);  // + env
+  if constexpr (kHasThreeWarpgroups<kD, kDv>) {
+    if (warpgroups == 3) {
+      launch_fwd<FwdConfig<Element, kD, kDv, 3>>(p, max_len_q);
+      return;
+    }
+  }
+  launch_fwd<FwdConfig<Element, kD, kDv, 2>>(p, max_len_q);
 }
 
 }  // namespace amkl::cuda::sm90
