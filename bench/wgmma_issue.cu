@@ -213,8 +213,22 @@ __global__ void __launch_bounds__(256, 1) policy_under_load(long long* out, floa
         keep += acc(int(batches) % size(acc));
         ++batches;
       };
+      // The whole warpgroup decides together: WGMMA is warpgroup-wide, and warps that read
+      // the flag at different times would split it (an illegal instruction on the H200).
+      auto go_on = [&] {
+        const int done = *static_cast<volatile int*>(&policies_done);
+        int any_done;
+        asm volatile(
+            "{ .reg .pred p, q;\n"
+            "  setp.ne.s32 p, %1, 0;\n"
+            "  bar.red.or.pred q, 2, 128, p;\n"
+            "  selp.s32 %0, 1, 0, q; }\n"
+            : "=r"(any_done)
+            : "r"(done));
+        return any_done == 0;
+      };
       auto loop = [&](auto const& tA) {
-        while (*static_cast<volatile int*>(&policies_done) == 0) batch(tA);
+        while (go_on()) batch(tA);
       };
       with_a_operand<kLoad == Load::kRS>(mma, thr, sA, tid, loop);
       sink[blockIdx.x * 256 + threadIdx.x] = keep;
