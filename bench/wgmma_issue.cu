@@ -30,7 +30,12 @@ namespace wgmma_probe {
 using namespace cute;
 using Element = cutlass::bfloat16_t;
 using BM = _64;
-using BN = _128;
+// The HGMMA's N (its B tile's rows): 128 as the kernel's S and P V; build with
+// -DWGMMA_PROBE_N=64 to time the 64x64x16 HGMMAs of an S split in two column halves.
+#ifndef WGMMA_PROBE_N
+#define WGMMA_PROBE_N 128
+#endif
+using BN = Int<WGMMA_PROBE_N>;
 using BK = _128;  // the smem tiles' depth: N HGMMAs cycle through its 8 k-blocks
 using SmemAtom = GMMA::Layout_K_SW128_Atom<Element>;
 using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, Shape<BM, BK>{}));
@@ -55,7 +60,10 @@ template <bool kRS, class Mma, class ThrMma, class SA, class F>
 __device__ __forceinline__ void with_a_operand(Mma& mma, ThrMma& thr, SA& sA, int tid, F&& f) {
   if constexpr (kRS) {
     Tensor tA = make_tensor<Element>(partition_shape_A(mma, Shape<BM, BK>{}));
-    for (int i = 0; i < size(tA); ++i) tA(i) = sA((tid * size(tA) + i) % cosize_v<SmemLayoutA>);
+    // Through the raw pointer: sA's swizzled indexing here made ptxas serialize the N = 1
+    // probe's WGMMA (C7511, insufficient registers) and changed the RS rows.
+    const Element* a = raw_pointer_cast(sA.data());
+    for (int i = 0; i < size(tA); ++i) tA(i) = a[(tid * size(tA) + i) % cosize_v<SmemLayoutA>];
     warpgroup_fence_operand(tA);
     f(tA);
   } else {
@@ -151,9 +159,9 @@ bool measure(long long* out, int sms) {
     return false;
   }
   const long long total = median(total_cycles);
-  std::printf("%s %d warpgroup%s N=%2d: issue %5lld cycles, issue+run %5lld (%5.1f per HGMMA "
-              "per warpgroup)\n",
-              kRS ? "RS" : "SS", kWarpgroups, kWarpgroups > 1 ? "s" : " ", kN,
+  std::printf("%s 64x%dx16 %d warpgroup%s N=%2d: issue %5lld cycles, issue+run %5lld (%5.1f per "
+              "HGMMA per warpgroup)\n",
+              kRS ? "RS" : "SS", int(BN::value), kWarpgroups, kWarpgroups > 1 ? "s" : " ", kN,
               median(issue_cycles), total, double(total) / kN);
   return true;
 }
