@@ -688,6 +688,51 @@ std::vector<Case> all_cases() {
     c.name = "jagged_q_dense_kv_many_tiles_fast_gelu";
     v.push_back(c);
   }
+  // O through smem and TMA stores (16-bit outputs with 16-byte aligned rows): every head-dim
+  // pair that stages O, both dtypes; jagged sequences with full and partial 64-row slices (a
+  // warpgroup stores by TMA only where its 64 rows all exist, else from registers: both in one
+  // tile), dense batches with several heads, and thousands of tiles, where the Q ring cycles
+  // with each tile's O leaving through its Q stage.
+  for (DType dt : {DType::BFloat16, DType::Float16}) {
+    for (std::pair<int, int> dd :
+         {std::make_pair(64, 64), std::make_pair(128, 128), std::make_pair(192, 128)}) {
+      for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+        const std::string stem = std::string("staged_o_") +
+                                 (dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" +
+                                 std::to_string(dd.first) + "_" + std::to_string(dd.second) +
+                                 "_" + amkl::activation_name(a);
+        Case c;
+        c.dtype = dt;
+        c.d = dd.first;
+        c.dv = dd.second;
+        c.act = a;
+        c.out_f32 = false;
+        c.lq = {64, 128, 200, 1, 300, 256, 0, 191, 384};
+        c.lk = {300, 64, 129, 7, 256, 400, 50, 191, 128};
+        c.q_jagged = c.k_jagged = true;
+        c.name = stem + "_jagged";
+        v.push_back(c);
+        c.q_jagged = c.k_jagged = false;
+        c.H = c.Hkv = 3;
+        c.lq = {256, 256};
+        c.lk = {320, 320};
+        c.causal = a == Activation::Softmax;
+        c.name = stem + "_dense";
+        v.push_back(c);
+      }
+    }
+  }
+  for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+    Case c;
+    c.act = a;
+    c.out_f32 = false;
+    c.lq.clear();
+    for (int b = 0; b < 300; ++b) c.lq.push_back(b % 37 == 0 ? 0 : (b % 41 == 0 ? 1 : (b * 97) % 400));
+    c.lk.assign(c.lq.size(), 256);
+    c.q_jagged = true;
+    c.name = std::string("staged_o_many_tiles_") + amkl::activation_name(a);
+    v.push_back(c);
+  }
   // Rows without keys must come out exactly 0 whatever the CTA's O registers hold: 150
   // sequences whose V is inf (two tiles each, the heavy ones, run first) and then 50 with no
   // keys, so most CTAs reach a keyless tile with inf in O (0 * inf is NaN, not 0).

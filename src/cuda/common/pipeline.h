@@ -1,7 +1,7 @@
 // The smem ring between the producer warp (TMA loads) and the consumer warpgroups (WGMMA).
 // Each stage has a "full" barrier (the producer arms it with the bytes it expects; TMA's
-// completion flips it) and an "empty" barrier (every consumer thread arrives when it is done
-// reading the stage). Phases follow the mbarrier parity rule: a fresh barrier's "previous"
+// completion flips it) and an "empty" barrier (the consumers arrive when they are done reading
+// the stage: every consumer thread, or one per warpgroup, as the ring's init says). Phases follow the mbarrier parity rule: a fresh barrier's "previous"
 // phase (parity 1) counts as completed, so the producer's first pass over the ring never waits.
 #pragma once
 
@@ -54,8 +54,9 @@ struct RingBarriers {
     full[st.index()].wait(st.phase());
   }
   __device__ __forceinline__ void consumer_release(RingState<kStages> st) {
-    empty[st.index()].arrive();
+    consumer_release_stage(st.index());
   }
+  __device__ __forceinline__ void consumer_release_stage(int index) { empty[index].arrive(); }
 };
 
 }  // namespace amkl::cuda

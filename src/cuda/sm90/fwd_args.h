@@ -23,6 +23,11 @@ struct FwdArgs {
   bool out_f32 = false;
   bool out_pairs = true;  // two adjacent columns may be stored as one 4/8-byte word
   bool out_vec16 = false;  // 16-bit output whose rows may be stored in aligned 16-byte chunks
+  // O leaves through smem and TMA stores where a warpgroup's 64 rows all exist (FwdConfig's
+  // kStageO; the output 16-bit with TMA-compatible strides); the coordinate multipliers of its
+  // TMA view as for the inputs.
+  bool out_tma = false;
+  int o_head_mul = 1, o_batch_mul = 1;
   float* lse = nullptr;
   int64_t lse_batch = 0, lse_head = 0, lse_row = 0;
 

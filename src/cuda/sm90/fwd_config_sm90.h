@@ -114,6 +114,19 @@ struct FwdConfig {
   using TmaV = decltype(make_tma_copy(SM90_TMA_LOAD{}, std::declval<GmemTensor>(),
                                       SmemLayoutVStage{}, Shape<BN, DV>{}, _1{}));
 
+  // O through smem (kStageO): a finished tile's O is written into the tile's own Q stage, each
+  // warpgroup over the bytes of its own 64 Q rows (which only its own S read), and leaves by
+  // TMA stores of 64 x 64 boxes, one per 64 columns. The (BM, DV) staging view is the Q
+  // stage's layout restricted to the first DV columns (the same offsets: column blocks of
+  // BM x 64 elements), so a warpgroup's box for column block j is 8 KB at j * BM * 64 + 64 * 64 *
+  // warpgroup elements: one SW128 box. Needs a second Q stage (the next tile's Q loads into
+  // the other one while O leaves) and DV <= D.
+  static constexpr bool kStageO = kQStages > 1 && kHeadDimV <= kHeadDim;
+  using SmemLayoutOStage = decltype(tile_to_shape(SmemAtom{}, Shape<BM, DV>{}));
+  using SmemLayoutOBox = decltype(tile_to_shape(SmemAtom{}, Shape<_64, _64>{}));
+  using TmaO = decltype(make_tma_copy(SM90_TMA_STORE{}, std::declval<GmemTensor>(),
+                                      SmemLayoutOBox{}, Shape<_64, _64>{}, _1{}));
+
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;

@@ -14,9 +14,13 @@
 //     max/sum; pointwise: f(scale*S), masked entries exactly 0) runs while the PV WGMMA is
 //     in flight; then wait for PV, rescale O (softmax), convert P to bf16/fp16 in registers.
 //     The last P V of a tile is issued together with the next tile's first S, so the
-//     epilogue (normalize, out_scale, predicated stores) runs while the tensor cores already
-//     work on the next tile (specs/gdpa.md 5.4); O is stored in 16-byte row chunks after a
-//     transpose within each quad of lanes.
+//     epilogue (normalize, out_scale, stores) runs while the tensor cores already work on the
+//     next tile (specs/gdpa.md 5.4). O leaves through the tile's own Q stage where it can
+//     (kStageO, 16-bit output, the warpgroup's 64 rows all exist): stmatrix into the bytes of
+//     the warpgroup's Q rows, then TMA stores by one thread, and the stage goes back to the
+//     producer once the TMA has read it (at the next tile's first S). Elsewhere O is stored
+//     from registers: 16-byte row chunks after a transpose within each quad of lanes (deferred
+//     into the next tile's first score policy) or pair / element stores.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -46,7 +50,8 @@ struct FwdParams {
   typename Cfg::TmaQ tma_q;
   typename Cfg::TmaK tma_k;
   typename Cfg::TmaV tma_v;
-  typename Cfg::GmemShape shape_q, shape_k, shape_v;
+  typename Cfg::TmaO tma_o;  // set where args.out_tma
+  typename Cfg::GmemShape shape_q, shape_k, shape_v, shape_o;
 };
 
 /// Issues one WGMMA batch C = A * B (zero_init) or C += A * B over all k-blocks of A and B (not
@@ -107,6 +112,20 @@ __device__ __forceinline__ void convert_pairs(const FragS& s, FragP& p) {
       p(2 * i) = Element::bitcast(__half_as_ushort(v.x));
       p(2 * i + 1) = Element::bitcast(__half_as_ushort(v.y));
     }
+  }
+}
+
+/// O * mul (per row) converted to the MMA input type two at a time, for the smem staging.
+template <class FragO, class FragOut>
+__device__ __forceinline__ void convert_scaled_pairs(const FragO& o, const float (&mul)[2],
+                                                     FragOut& out) {
+  using Element = typename FragOut::value_type;
+  CUTE_UNROLL
+  for (int i = 0; i < size(o) / 2; ++i) {
+    const float m = mul[i & 1];  // fragment element 2i lies on row i & 1
+    const uint32_t w = pack2<Element>(o(2 * i) * m, o(2 * i + 1) * m);
+    out(2 * i) = Element::bitcast(uint16_t(w & 0xffffu));
+    out(2 * i + 1) = Element::bitcast(uint16_t(w >> 16));
   }
 }
 
@@ -477,7 +496,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int num_tiles = int(sched.total());  // < 2^31 - 2^20, checked at the launch
 
   if (threadIdx.x == 0) {
-    smem.ring_q.init(Cfg::kConsumerThreads);
+    smem.ring_q.init(Cfg::kConsumerWarpgroups);  // one thread per warpgroup releases Q
     smem.ring_k.init(Cfg::kConsumerThreads);
     smem.ring_v.init(Cfg::kConsumerThreads);
     smem.tiles.init(Cfg::kConsumerThreads);
@@ -584,16 +603,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         AMKL_SM90_STAMP(LoadV, n);
         st_v.advance();
       };
-      // K of the first block first: it does not wait for Q's buffer.
+      // K of the first block first: it does not wait for Q's buffer. The next tile's Q comes
+      // after this tile's K and V: its stage is the previous tile's, which O may still be
+      // leaving through (kStageO), and waiting for it here would hold up this tile's loads.
       load_k(n_min);
       if (!kQAhead) load_q(w);
       const int next = fetch();
-      if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
       load_v(n_min);
       for (int n = n_min + 1; n < n_max; ++n) {
         load_k(n);
         load_v(n);
       }
+      if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
       cur = next;
     }
     return;
@@ -642,11 +663,66 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Vec16Rows<Element> deferred_rows;
   float deferred_mul[2];
   ScorePolicy pol;
-  // S(n) has landed: its K stage goes back, and after the tile's last block its Q stage.
+  // One thread per warpgroup releases its Q stages (the ring counts warpgroups): the first.
+  const bool q_releaser = tid % 128 == 0;
+  // O leaves this warpgroup's tile through the Q stage (kStageO) where the output allows and
+  // the warpgroup's 64 rows all exist; set per tile.
+  bool stage_o = false;
+  // The Q stage O last left through (q_releaser only; -1: none): it goes back to the producer
+  // once the TMA store has read it: when the next tile's first S has landed (flush_staged_q;
+  // after that tile's first score policy instead, GDPA L = 256 ran 3% slower, bench/NOTES.md
+  // step 13), at a tile without keys, or at the end.
+  int staged_q = -1;
+  auto flush_staged_q = [&] {
+    if (staged_q >= 0) {
+      tma_store_wait<0>();
+      smem.ring_q.consumer_release_stage(staged_q);
+      staged_q = -1;
+    }
+  };
+  // O * mul into this warpgroup's rows of Q stage q (stmatrix), then, once all four warps
+  // wrote theirs, one thread stores the rows by TMA, 64 columns per box.
+  auto stage_o_tma = [&](int q, const TileInfo& wr, const float (&mul)[2]) {
+    if constexpr (Cfg::kStageO) {
+      Element* stage = smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
+      Tensor sO = make_tensor(make_smem_ptr(stage), typename Cfg::SmemLayoutOStage{});
+      auto copy_o = make_tiled_copy_C(Copy_Atom<SM90_U32x4_STSM_N, Element>{}, mma_pv);
+      auto thr_copy_o = copy_o.get_thread_slice(tid);
+      Tensor rO = make_tensor_like<Element>(tOrO);
+      convert_scaled_pairs(tOrO, mul, rO);
+      copy(copy_o, thr_copy_o.retile_S(rO), thr_copy_o.partition_D(sO));
+      tma_store_fence();  // the generic-proxy writes, visible to the TMA (async proxy)
+      const int bar_o = kBarFirst + kWarpgroups + cwg;  // after the turn barriers
+      if ((tid % 128) / 32 == 0) {
+        cutlass::arch::NamedBarrier::sync(128, bar_o);
+      } else {
+        cutlass::arch::NamedBarrier::arrive(128, bar_o);
+      }
+      if (q_releaser) {
+        Tensor mO = params.tma_o.get_tma_tensor(params.shape_o);
+        const int ob = a.q_side.jagged ? 0 : wr.b * a.o_batch_mul;
+        Tensor gO = domain_offset(make_coord(wr.start_q + wr.m0 + 64 * cwg, _0{}),
+                                  mO(_, _, wr.h * a.o_head_mul, ob));
+        CUTE_UNROLL
+        for (int j = 0; j < Cfg::kHeadDimV / 64; ++j) {
+          Tensor sBox = make_tensor(make_smem_ptr(stage + j * kBlockM * 64 + cwg * 64 * 64),
+                                    typename Cfg::SmemLayoutOBox{});
+          Tensor gBox = local_tile(gO, Shape<_64, _64>{}, make_coord(_0{}, j));
+          auto [tOg, tOs] = tma_partition(params.tma_o, _0{}, Layout<_1>{},
+                                          group_modes<0, 2>(sBox), group_modes<0, 2>(gBox));
+          copy(params.tma_o, tOs, tOg);
+        }
+        tma_store_arrive();
+        staged_q = q;
+      }
+    }
+  };
+  // S(n) has landed: its K stage goes back, and after the tile's last block its Q stage unless
+  // O is to leave through it.
   auto s_landed = [&](int n, int n_max) {
     warpgroup_fence_operand(tSrS);
     smem.ring_k.consumer_release(st);
-    if (n == n_max - 1) smem.ring_q.consumer_release(st_q);
+    if (n == n_max - 1 && !stage_o && q_releaser) smem.ring_q.consumer_release(st_q);
   };
   smem.tiles.full[slot.index()].wait(slot.phase());
   for (;;) {
@@ -655,6 +731,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     AMKL_SM90_STAMP(TileStart, w.n_blocks());
     pol.reset();
     bool first_pv = true;  // the tile's first P V zeroes O
+    stage_o = Cfg::kStageO && a.out_tma && w.m0 + 64 * (cwg + 1) <= w.len_q;
+    int q_stage = 0;  // this tile's Q stage
     if (w.has_blocks()) {
       const int n_min = w.n_block_min, n_max = w.n_block_max;
       float factor[2];
@@ -670,6 +748,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_wait<0>();
       AMKL_SM90_STAMP(SReady, n_min);
       s_landed(n_min, n_max);
+      flush_staged_q();
       if (deferred) {  // uniform: from s_issued and the call's output layout
         pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
           store_o_vec16(deferred_rows, tOrO, deferred_mul);
@@ -715,6 +794,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         st.advance();
         st_v.advance();
       }
+      q_stage = st_q.index();
       st_q.advance();
       // The last P V, and with it the next tile's first S when the next tile loads anything:
       // the tensor cores start on it while this tile's epilogue runs. The S WGMMA is issued
@@ -745,6 +825,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       st_v.advance();
     } else {
       s_issued = false;
+      flush_staged_q();
     }
     {  // the producer posts only tiles with query rows
       AMKL_SM90_STAMP(EpilogueBegin, 0);
@@ -770,6 +851,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Tensor zeros = make_fragment_like(tOrO);
         clear(zeros);
         store_o_direct<Cfg>(a, wr, zeros, tOcO, mul);
+      } else if (stage_o) {
+        stage_o_tma(q_stage, wr, mul);
       } else if (s_issued && a.out_vec16) {
         deferred = true;
         deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
@@ -784,6 +867,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     smem.tiles.full[slot.index()].wait(slot.phase());
   }
   warpgroup_wait<0>();  // the last tile's unused S
+  flush_staged_q();     // the last TMA store has read its smem before the CTA exits
 }
 
 }  // namespace amkl::cuda::sm90

@@ -103,6 +103,16 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
                                Shape<typename Cfg::BN, typename Cfg::D>{}, _1{});
   params.tma_v = make_tma_copy(SM90_TMA_LOAD{}, gv, typename Cfg::SmemLayoutVStage{},
                                Shape<typename Cfg::BN, typename Cfg::DV>{}, _1{});
+  // O by TMA where its rows are 16-byte aligned 16-bit rows (out_vec16: the base and every
+  // stride multiples of 16 bytes, what TMA needs); else the kernel stores from registers.
+  a.out_tma = Cfg::kStageO && a.out_vec16 && a.o_row > 0;
+  if (a.out_tma) {
+    auto go = tma_view<Cfg>(p.out, p.q_side, p.heads_q, p.head_dim_v, a.o_head_mul,
+                            a.o_batch_mul);
+    params.shape_o = go.shape();
+    params.tma_o = make_tma_copy(SM90_TMA_STORE{}, go, typename Cfg::SmemLayoutOBox{},
+                                 Shape<_64, _64>{}, _1{});
+  }
 
   auto kernel = attention_fwd_sm90<Cfg, kAct>;
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
