@@ -26,7 +26,7 @@ from ab_compare import make_case  # noqa: E402
 
 EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDone",
           6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
-          11: "LoadV", 12: "LoadQ"}
+          11: "LoadV", 12: "LoadQ", 13: "OScaled", 14: "OStaged", 15: "OStoreIssued"}
 ROLES = ["producer", "consumer0", "consumer1", "consumer2"]  # kTraceRoles slots per CTA
 EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
 CLOCK_MASK = (1 << 40) - 1

@@ -692,6 +692,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       convert_scaled_pairs(tOrO, mul, rO);
       copy(copy_o, thr_copy_o.retile_S(rO), thr_copy_o.partition_D(sO));
       tma_store_fence();  // the generic-proxy writes, visible to the TMA (async proxy)
+      AMKL_SM90_STAMP(OStaged, 0);
       const int bar_o = kBarFirst + kWarpgroups + cwg;  // after the turn barriers
       if ((tid % 128) / 32 == 0) {
         cutlass::arch::NamedBarrier::sync(128, bar_o);
@@ -715,6 +716,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         tma_store_arrive();
         staged_q = q;
       }
+      AMKL_SM90_STAMP(OStoreIssued, 0);
     }
   };
   // S(n) has landed: its K stage goes back, and after the tile's last block its Q stage unless
@@ -838,6 +840,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       float mul[2];
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
       epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
+      AMKL_SM90_STAMP(OScaled, 0);
       // When the next tile's first S is already in flight (s_issued), O's 16-byte stores wait
       // for that tile's first score policy and run inside it: here they took ~2000 cycles
       // per tile of shuffle and store latency between the last P V and the next S (trace,
