@@ -120,12 +120,11 @@ template <class FragO, class FragOut>
 __device__ __forceinline__ void convert_scaled_pairs(const FragO& o, const float (&mul)[2],
                                                      FragOut& out) {
   using Element = typename FragOut::value_type;
+  Tensor out_pairs = recast<uint32_t>(out);  // elements 2i, 2i + 1 share a 32-bit word
   CUTE_UNROLL
   for (int i = 0; i < size(o) / 2; ++i) {
     const float m = mul[i & 1];  // fragment element 2i lies on row i & 1
-    const uint32_t w = pack2<Element>(o(2 * i) * m, o(2 * i + 1) * m);
-    out(2 * i) = Element::bitcast(uint16_t(w & 0xffffu));
-    out(2 * i + 1) = Element::bitcast(uint16_t(w >> 16));
+    out_pairs(i) = pack2<Element>(o(2 * i) * m, o(2 * i + 1) * m);
   }
 }
 
@@ -309,24 +308,34 @@ struct ScorePolicy {
 /// out_scale) and, for softmax, writes the rows' LSE.
 constexpr float kLn2 = 0.6931471805599453f;
 
-template <class FragC>
+template <class FragC, class Within = NoWork>
 __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo& w, bool softmax,
                                                float p_unit, const ScorePolicy& pol,
-                                               const FragC& coord, int tid, float (&mul)[2]) {
+                                               const FragC& coord, int tid, float (&mul)[2],
+                                               Within&& within = NoWork{}) {
   // p_unit: what the policy left out of P (apply_act's kUnscaledHalf), else 1.
+  // `within`: work that needs mul, run before the LSE is computed and stored (the staging of
+  // O: its stmatrix stores drain while the LSE work issues).
   mul[0] = mul[1] = w.has_blocks() ? a.out_scale * p_unit : 0.f;  // no key block: zeros stored
-  if (!softmax) return;
+  if (!softmax) {
+    within();
+    return;
+  }
   // In log2 units with the MUFU's rcp and lg2: the precise 1/sum, logf and division by
   // log2(e) cost ~1500 cycles per tile (branches, polynomials and slow paths; trace,
   // bench/NOTES.md step 10). The sum is at least 2^-1 where it is positive (the max P is taken
   // against is at most one above the row's true max), so the approximations stay in their
   // accurate range: rcp within 1 ulp, lg2 within 2^-22 absolute.
-  float lse[2];
+  float sum[2], lse[2];
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
-    const float sum = quad_sum(pol.row_sum[r]);
-    mul[r] = sum > 0.f ? detail::fast_div(1.f, sum) : 0.f;
-    lse[r] = sum > 0.f ? (pol.row_max[r] + detail::fast_log2(sum)) * kLn2 : -INFINITY;
+    sum[r] = quad_sum(pol.row_sum[r]);
+    mul[r] = sum[r] > 0.f ? detail::fast_div(1.f, sum[r]) : 0.f;
+  }
+  within();
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    lse[r] = sum[r] > 0.f ? (pol.row_max[r] + detail::fast_log2(sum[r])) * kLn2 : -INFINITY;
   }
   if (a.lse != nullptr && (tid % 4) == 0) {
     CUTE_UNROLL
@@ -680,9 +689,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       staged_q = -1;
     }
   };
-  // O * mul into this warpgroup's rows of Q stage q (stmatrix), then, once all four warps
-  // wrote theirs, one thread stores the rows by TMA, 64 columns per box.
-  auto stage_o_tma = [&](int q, const TileInfo& wr, const float (&mul)[2]) {
+  // O * mul into this warpgroup's rows of Q stage q (stage_o_write: stmatrix, run inside
+  // epilogue_scale before softmax's LSE work), then (stage_o_issue) fenced for the async proxy
+  // and, once all four warps wrote theirs, one thread stores the rows by TMA, 64 columns per
+  // box. (The producer issuing these stores instead, from the released stage before it loads
+  // the next Q, was 3-8% slower: bench/patches/producer-stores-o.patch, NOTES step 13.)
+  auto stage_o_write = [&](int q, const float (&mul)[2]) {
     if constexpr (Cfg::kStageO) {
       Element* stage = smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
       Tensor sO = make_tensor(make_smem_ptr(stage), typename Cfg::SmemLayoutOStage{});
@@ -691,6 +703,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Tensor rO = make_tensor_like<Element>(tOrO);
       convert_scaled_pairs(tOrO, mul, rO);
       copy(copy_o, thr_copy_o.retile_S(rO), thr_copy_o.partition_D(sO));
+    }
+  };
+  auto stage_o_issue = [&](int q, const TileInfo& wr) {
+    if constexpr (Cfg::kStageO) {
+      Element* stage = smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
       tma_store_fence();  // the generic-proxy writes, visible to the TMA (async proxy)
       AMKL_SM90_STAMP(OStaged, 0);
       const int bar_o = kBarFirst + kWarpgroups + cwg;  // after the turn barriers
@@ -839,7 +856,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       smem.tiles.empty[slot.index()].arrive();
       float mul[2];
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
-      epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
+      const bool staged = stage_o && wr.has_blocks();
+      if (staged) {
+        epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
+                       [&] { stage_o_write(q_stage, mul); });
+      } else {
+        epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
+      }
       AMKL_SM90_STAMP(OScaled, 0);
       // When the next tile's first S is already in flight (s_issued), O's 16-byte stores wait
       // for that tile's first score policy and run inside it: here they took ~2000 cycles
@@ -854,8 +877,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Tensor zeros = make_fragment_like(tOrO);
         clear(zeros);
         store_o_direct<Cfg>(a, wr, zeros, tOcO, mul);
-      } else if (stage_o) {
-        stage_o_tma(q_stage, wr, mul);
+      } else if (staged) {
+        stage_o_issue(q_stage, wr);
       } else if (s_issued && a.out_vec16) {
         deferred = true;
         deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
