@@ -1,8 +1,9 @@
 // The smem ring between the producer warp (TMA loads) and the consumer warpgroups (WGMMA).
 // Each stage has a "full" barrier (the producer arms it with the bytes it expects; TMA's
 // completion flips it) and an "empty" barrier (the consumers arrive when they are done reading
-// the stage: every consumer thread, or one per warpgroup, as the ring's init says). Phases follow the mbarrier parity rule: a fresh barrier's "previous"
-// phase (parity 1) counts as completed, so the producer's first pass over the ring never waits.
+// the stage: every consumer thread, or one per warpgroup, as the ring's init says). Phases
+// follow the mbarrier parity rule: a fresh barrier's "previous" phase (parity 1) counts as
+// completed, so the producer's first pass over the ring never waits.
 #pragma once
 
 #include <cstdint>

@@ -674,9 +674,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   ScorePolicy pol;
   // One thread per warpgroup releases its Q stages (the ring counts warpgroups): the first.
   const bool q_releaser = tid % 128 == 0;
-  // O leaves this warpgroup's tile through the Q stage (kStageO) where the output allows and
-  // the warpgroup's 64 rows all exist; set per tile.
+  // O leaves this warpgroup's tile through the Q stage (kStageO) where the output allows, the
+  // tile loaded Q (it has key blocks) and the warpgroup's 64 rows all exist; set per tile.
   bool stage_o = false;
+  auto q_stage_data = [&](int q) {
+    return smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
+  };
   // The Q stage O last left through (q_releaser only; -1: none): it goes back to the producer
   // once the TMA store has read it: when the next tile's first S has landed (flush_staged_q;
   // after that tile's first score policy instead, GDPA L = 256 ran 3% slower, bench/NOTES.md
@@ -696,8 +699,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // the next Q, was 3-8% slower: bench/patches/producer-stores-o.patch, NOTES step 13.)
   auto stage_o_write = [&](int q, const float (&mul)[2]) {
     if constexpr (Cfg::kStageO) {
-      Element* stage = smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
-      Tensor sO = make_tensor(make_smem_ptr(stage), typename Cfg::SmemLayoutOStage{});
+      Tensor sO = make_tensor(make_smem_ptr(q_stage_data(q)), typename Cfg::SmemLayoutOStage{});
       auto copy_o = make_tiled_copy_C(Copy_Atom<SM90_U32x4_STSM_N, Element>{}, mma_pv);
       auto thr_copy_o = copy_o.get_thread_slice(tid);
       Tensor rO = make_tensor_like<Element>(tOrO);
@@ -707,7 +709,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   auto stage_o_issue = [&](int q, const TileInfo& wr) {
     if constexpr (Cfg::kStageO) {
-      Element* stage = smem.q.data() + q * cosize_v<typename Cfg::SmemLayoutQStage>;
+      Element* stage = q_stage_data(q);
       tma_store_fence();  // the generic-proxy writes, visible to the TMA (async proxy)
       AMKL_SM90_STAMP(OStaged, 0);
       const int bar_o = kBarFirst + kWarpgroups + cwg;  // after the turn barriers
@@ -750,7 +752,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     AMKL_SM90_STAMP(TileStart, w.n_blocks());
     pol.reset();
     bool first_pv = true;  // the tile's first P V zeroes O
-    stage_o = Cfg::kStageO && a.out_tma && w.m0 + 64 * (cwg + 1) <= w.len_q;
+    stage_o = Cfg::kStageO && a.out_tma && w.has_blocks() && w.m0 + 64 * (cwg + 1) <= w.len_q;
     int q_stage = 0;  // this tile's Q stage
     if (w.has_blocks()) {
       const int n_min = w.n_block_min, n_max = w.n_block_max;
@@ -856,8 +858,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       smem.tiles.empty[slot.index()].arrive();
       float mul[2];
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
-      const bool staged = stage_o && wr.has_blocks();
-      if (staged) {
+      if (stage_o) {
         epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
                        [&] { stage_o_write(q_stage, mul); });
       } else {
@@ -877,7 +878,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Tensor zeros = make_fragment_like(tOrO);
         clear(zeros);
         store_o_direct<Cfg>(a, wr, zeros, tOcO, mul);
-      } else if (staged) {
+      } else if (stage_o) {
         stage_o_issue(q_stage, wr);
       } else if (s_issued && a.out_vec16) {
         deferred = true;

@@ -27,7 +27,7 @@ enum class TraceEvent : uint32_t {
   LoadK = 10,      // producer: K stage acquired and its TMA issued (arg: key block)
   LoadV = 11,      // producer: V stage acquired and its TMA issued (arg: key block)
   LoadQ = 12,      // producer: Q stage acquired and its TMA issued
-  OScaled = 13,    // consumer: epilogue factors computed (LSE written), O about to leave
+  OScaled = 13,    // consumer: epilogue factors and LSE done (staged O: stmatrix issued too)
   OStaged = 14,    // consumer: O written into the Q stage (stmatrix) and fenced
   OStoreIssued = 15,  // consumer: the warpgroup's rows are staged, the TMA store is issued
 };
