@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -75,6 +76,7 @@ struct Case {
   int out_row_pad = 0;  // extra elements per row of out: must stay as poisoned
   bool broadcast_q = false;  // dense q with batch stride 0
   bool graph = false;  // run the GPU call captured in a CUDA graph (replayed twice)
+  int section_pairs = 0;  // > 0: the GPU call runs with AMKL_SM90_SECTION_PAIRS set to it
   // KV sequences whose V is +inf throughout: their query sequences' rows (identity map) are
   // not compared; they leave inf in the O registers of the CTA that ran them.
   std::vector<int> inf_v_seqs;
@@ -304,7 +306,11 @@ TEST_P(GpuFwd, MatchesOracle) {
     amkl::AttentionForwardOutputs o;
     o.out = ref_of(dout, out_dt, os, c.dv, true, os.row_stride());
     o.lse = lse_ref(dlse, true);
-    if (!c.graph) {
+    if (c.section_pairs > 0) {
+      setenv("AMKL_SM90_SECTION_PAIRS", std::to_string(c.section_pairs).c_str(), 1);
+      amkl::attention_forward(in, opt, o);
+      unsetenv("AMKL_SM90_SECTION_PAIRS");
+    } else if (!c.graph) {
       amkl::attention_forward(in, opt, o);
     } else {
       // Captured: no host sync may happen inside (offsets unchecked, length bounds given),
@@ -687,6 +693,25 @@ std::vector<Case> all_cases() {
     c.q_jagged = true;
     c.name = "jagged_q_dense_kv_many_tiles_fast_gelu";
     v.push_back(c);
+  }
+  // Dense causal calls take their tiles longest-first in sections of (sequence, head) pairs
+  // (TileScheduler): many sections and a short last one, with and without GQA, forced small
+  // (real sizes need K and V of megabytes per pair).
+  for (int hkv : {5, 1}) {
+    for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+      Case c;
+      c.act = a;
+      c.H = 5;
+      c.Hkv = hkv;
+      c.lq = {300, 300, 300};
+      c.lk = {400, 400, 400};
+      c.causal = true;
+      c.section_pairs = 4;  // 15 pairs: sections of 4, 4, 4 and 3
+      c.out_f32 = a == Activation::Softmax;
+      c.name = std::string("sections_causal_hkv") + std::to_string(hkv) + "_" +
+               amkl::activation_name(a);
+      v.push_back(c);
+    }
   }
   // O through smem and TMA stores (16-bit outputs with 16-byte aligned rows): every head-dim
   // pair that stages O, both dtypes; jagged sequences with full and partial 64-row slices (a

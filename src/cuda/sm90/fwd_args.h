@@ -39,6 +39,7 @@ struct FwdArgs {
   bool bottom_right = true;
   int num_m_blocks = 0;  // query tiles per (sequence, head)
   bool reverse_m = false;  // causal: heaviest tiles (last rows) first
+  int pairs_per_section = 0;  // TileScheduler::section (dense calls with reverse_m)
   int* tile_counter = nullptr;  // zeroed before the launch (dynamic tile scheduler)
   // Variable-length batches: the tiles in the order they are handed out, heaviest first, and
   // their count (fwd_tile_list.h). Null: every tile index in order, as TileScheduler decodes.

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "cuda/common/pipeline.h"
-#include "cuda/common/tile_scheduler.h"
+#include "cuda/common/tile_mailbox.h"
 #include "cuda/sm90/fwd_tile.h"
 
 namespace amkl::cuda::sm90 {
@@ -127,6 +127,9 @@ struct FwdConfig {
   using TmaO = decltype(make_tma_copy(SM90_TMA_STORE{}, std::declval<GmemTensor>(),
                                       SmemLayoutOBox{}, Shape<_64, _64>{}, _1{}));
 
+  // Decoded tiles the scheduler thread has posted and the loads or the consumers still use
+  // (it runs at most one tile ahead of the loads: the kernel's release_ahead).
+  static constexpr int kMailboxSlots = 4;
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;
@@ -134,7 +137,7 @@ struct FwdConfig {
     RingBarriers<kQStages> ring_q;  // Q landed / consumers done reading Q
     RingBarriers<kStagesK> ring_k;
     RingBarriers<kStagesV> ring_v;
-    TileMailbox<TileInfo, 4> tiles;
+    TileMailbox<TileInfo, kMailboxSlots> tiles;
   };
   static constexpr int kSmemBytes = int(sizeof(SharedStorage));
   static_assert(kSmemBytes <= 227 * 1024, "the smem rings exceed Hopper's 227 KB per block");

@@ -3,10 +3,11 @@
 //
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
 // one head of one query sequence).
-//   warpgroup 0, one thread: the producer. It fetches the next tile index one tile ahead,
-//     decodes each tile once (TileInfo) and posts it to the consumers through a smem mailbox,
-//     then TMA-loads Q into a (double-buffered where smem allows) Q ring and the K and V tiles
-//     of every key block the mask allows into their rings; the rings run on across tiles.
+//   warpgroup 0, two threads: the scheduler (warp 1) takes tile indices, decodes each tile
+//     once (TileInfo) and posts it through a smem mailbox to the loader and the consumers, up
+//     to the mailbox's slots ahead; the loader (warp 0) TMA-loads Q into a (double-buffered
+//     where smem allows) Q ring and the K and V tiles of every key block the mask allows into
+//     their rings; the rings run on across tiles.
 //   warpgroups 1..kConsumerWarpgroups: the consumers, 64 query rows each, taking turns on the
 //     tensor cores in a ring (ping-pong for two; one named barrier per warpgroup). Per key
 //     block n: issue S(n) = Q K(n)^T (SS-WGMMA) and, right behind it, O += P(n-1) V(n-1)
@@ -508,7 +509,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     smem.ring_q.init(Cfg::kConsumerWarpgroups);  // one thread per warpgroup releases Q
     smem.ring_k.init(Cfg::kConsumerThreads);
     smem.ring_v.init(Cfg::kConsumerThreads);
-    smem.tiles.init(Cfg::kConsumerThreads);
+    smem.tiles.init(Cfg::kConsumerThreads + 1);  // and the loading thread
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -519,8 +520,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor sVt = make_tensor(make_smem_ptr(smem.v.data()), typename Cfg::SmemLayoutVt{});
 
   if (threadIdx.x / 128 == 0) {
-    // ================= producer: one thread decodes the tiles and issues every TMA load
+    // ================= producer warpgroup: one thread (warp 1) decodes the tiles and posts them
+    // to the mailbox, one (warp 0) issues every TMA load. Decoding a tile waits for global
+    // loads (the sequence offsets; ~3500 cycles at GDPA L = 256 under full memory traffic,
+    // bench/NOTES.md step 14) and the loads of V waited behind it when one thread did both.
     cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegs>();
+    RingState<Mailbox::kNumSlots> slot;
+    if (threadIdx.x == 32) {
+      // Position in the sequence of tiles handed out: the tile list where there is one, else
+      // the tile indices themselves.
+      const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
+      // This CTA's next item is gridDim.x + ticket (its first: blockIdx.x). The ticket for the
+      // item after is drawn a tile ahead and its value read only at the next tile, so the
+      // atomic's round trip overlaps this tile's decode (the atomic is unconditional: past the
+      // end it only draws larger tickets; its result merged at the end of a branch made the
+      // thread wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's
+      // slots bound how far ahead of the consumers tiles are taken.
+      int ticket = int(blockIdx.x) - int(gridDim.x);
+      for (;;) {
+        const int i_cur = int(gridDim.x) + ticket;
+        ticket = atomicAdd(a.tile_counter, 1);
+        const int t_cur =
+            a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
+        const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
+        if (t_cur < num_tiles && w.skip) continue;  // no query row: nobody hears of it
+        smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
+        smem.tiles.info[slot.index()] = w;
+        smem.tiles.full[slot.index()].arrive();
+        slot.advance();
+        if (t_cur >= num_tiles) return;  // the end, posted
+      }
+    }
     if (threadIdx.x != 0) return;
     AMKL_SM90_STAMP_INIT(a.trace, 0, true);
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
@@ -529,35 +559,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     RingState<kStagesK> st_k;
     RingState<kStagesV> st_v;
     RingState<kQStages> st_q;
-    RingState<Mailbox::kNumSlots> slot;
-    // Position in the sequence of tiles handed out: the tile list where there is one, else the
-    // tile indices themselves.
-    const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
-    // This CTA's next item is gridDim.x + ticket (its first: blockIdx.x).
-    int ticket = int(blockIdx.x) - int(gridDim.x);
-    // Decodes tiles from the next item on until one has query rows (or the end), posts it to
-    // the consumers and returns its mailbox slot; the tile info is read back from smem
-    // (registers are short here). The ticket for the item after is drawn one tile ahead and its
-    // value read only in the next call, so the atomic's round trip overlaps this tile's loads.
-    // The atomic is unconditional (past the end it only draws larger tickets): its result
-    // merged at the end of a branch, or added to right away, made the producer wait for the
-    // round trip on the spot (an add ptxas placed behind it: ~1500 of the ~4200 cycles a fetch
-    // took at L = 256, bench/NOTES.md step 9).
-    auto fetch = [&]() -> int {
-      for (;;) {
-        const int i_cur = int(gridDim.x) + ticket;
-        ticket = atomicAdd(a.tile_counter, 1);
-        const int t_cur =
-            a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
-        const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
-        if (t_cur < num_tiles && w.skip) continue;  // no query row: the consumers never hear of it
-        smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
-        smem.tiles.info[slot.index()] = w;
-        smem.tiles.full[slot.index()].arrive();
-        AMKL_SM90_STAMP(Fetched, w.n_blocks());
-        const int posted = slot.index();
-        slot.advance();
-        return posted;
+    // The next posted tile's mailbox slot.
+    auto next_tile = [&]() -> int {
+      smem.tiles.full[slot.index()].wait(slot.phase());
+      const int posted = slot.index();
+      AMKL_SM90_STAMP(Fetched, smem.tiles.info[posted].n_blocks());
+      slot.advance();
+      return posted;
+    };
+    // Once tile i's first K load is issued (or, without keys, once it is taken), the slot of
+    // tile i + 1 - kNumSlots (long done with) goes back: the scheduler takes tile i + 1 only
+    // then, one tile ahead of the loads, as when this thread decoded the tiles itself. (Free
+    // to run as far ahead as the slots allow, it lengthened the dynamic assignment's tail:
+    // causal (8,16,2048) -4%; gated when tile i was taken, before its first load, -1..-2.5%
+    // on the causal rows; bench/NOTES.md step 14.)
+    int taken = 0;
+    auto release_ahead = [&](int posted) {
+      if (++taken >= Mailbox::kNumSlots) {
+        smem.tiles.empty[(posted + 1) % Mailbox::kNumSlots].arrive();
       }
     };
     auto load_q = [&](const TileInfo& w) {
@@ -575,12 +594,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     };
     // With two Q buffers the next tile's Q is loaded while this tile's K/V still stream in.
     constexpr bool kQAhead = kQStages > 1;
-    int cur = fetch();
+    int cur = next_tile();
     if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
     while (smem.tiles.info[cur].t < num_tiles) {
       const TileInfo& w = smem.tiles.info[cur];
       if (!w.has_blocks()) {  // rows without keys: the consumers write zeros, nothing to load
-        cur = fetch();
+        release_ahead(cur);
+        cur = next_tile();
         if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
         continue;
       }
@@ -616,13 +636,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // after this tile's K and V: its stage is the previous tile's, which O may still be
       // leaving through (kStageO), and waiting for it here would hold up this tile's loads.
       load_k(n_min);
+      release_ahead(cur);
       if (!kQAhead) load_q(w);
-      const int next = fetch();
       load_v(n_min);
       for (int n = n_min + 1; n < n_max; ++n) {
         load_k(n);
         load_v(n);
       }
+      const int next = next_tile();
       if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
       cur = next;
     }

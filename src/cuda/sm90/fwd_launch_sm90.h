@@ -14,6 +14,7 @@
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/device_info.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
+#include "cuda/sm90/fwd_sections.h"
 #include "cuda/sm90/fwd_tile_list.h"
 #include "cuda/sm90/fwd_warpgroups.h"
 
@@ -139,6 +140,14 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   // and -3% at fill 0.5 (bench/NOTES.md step 7).
   const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
                         p.kv_side.seqused != nullptr;
+  // Without a list, tiles that differ in cost (reverse_m: causal or a right window) go
+  // longest-first within sections of (sequence, head) pairs whose K and V fit in L2 together
+  // (TileScheduler, fwd_sections.h), so the last tiles handed out are the lightest.
+  if (a.reverse_m && !use_list) {
+    a.pairs_per_section = l2_section_pairs(
+        int64_t(p.heads_q) * p.q_side.batch,
+        p.kv_side.dense_len * (p.head_dim + p.head_dim_v) * int64_t(sizeof(Element)) / a.group);
+  }
   TileListWorkspace ws;
   const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;
   AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws.base), ws_ints * sizeof(int), stream));

@@ -27,7 +27,8 @@ struct TileInfo {
 
 /// The scheduler that numbers this call's tiles (the same on the host and in the kernels).
 __host__ __device__ __forceinline__ TileScheduler tile_scheduler(const FwdArgs& a) {
-  return TileScheduler{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m};
+  return TileScheduler{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m,
+                       a.pairs_per_section};
 }
 
 /// The mask of the tile's (query, key) sequence pair.
