@@ -113,6 +113,14 @@ def worker(cases, rep):
     print("RESULT " + json.dumps(out))
 
 
+def parse_variants(ap, specs):
+    """[name, package dir] of each --variant NAME=PYDIR; at least two."""
+    variants = [v.split("=", 1) for v in specs]
+    if len(variants) < 2 or any(len(v) != 2 for v in variants):
+        ap.error("give at least two --variant NAME=PYDIR")
+    return variants
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", action="append", default=[], help="NAME=PYDIR")
@@ -130,9 +138,7 @@ def main():
     if args.worker:
         worker(cases, args.rep)
         return 0
-    variants = [v.split("=", 1) for v in args.variant]
-    if len(variants) < 2:
-        ap.error("give at least two --variant NAME=PYDIR")
+    variants = parse_variants(ap, args.variant)
     own = {n: c.split("+") for n, c in (x.split("=", 1) for x in args.variant_cases)}
     for n, cs in own.items():
         if n not in dict(variants) or not set(cs) <= set(cases):

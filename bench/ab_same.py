@@ -43,9 +43,9 @@ def main():
     if args.worker:
         worker(cases, args.worker)
         return 0
-    variants = [v.split("=", 1) for v in args.variant]
-    if len(variants) < 2:
-        ap.error("give at least two --variant NAME=PYDIR")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ab_compare import parse_variants
+    variants = parse_variants(ap, args.variant)
     import torch
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,6 +10,7 @@
 #include "amkl/error.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_sections.h"
+#include "scoped_env.h"
 
 namespace {
 
@@ -83,25 +84,11 @@ TEST(Sm90TileOrder, SectionsGoHeaviestFirstAcrossTheirPairs) {
   EXPECT_EQ(t, int(s.total()));
 }
 
-// Sets AMKL_SM90_SECTION_PAIRS for one test and restores what was there.
+// AMKL_SM90_SECTION_PAIRS unset for each test (set inside one) and restored after.
 class SectionEnv : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* old = std::getenv(kVar);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    unsetenv(kVar);
-  }
-  void TearDown() override {
-    if (had_) {
-      setenv(kVar, old_.c_str(), 1);
-    } else {
-      unsetenv(kVar);
-    }
-  }
   static constexpr const char* kVar = "AMKL_SM90_SECTION_PAIRS";
-  bool had_ = false;
-  std::string old_;
+  amkl::test::ScopedUnsetEnv env_{kVar};
 };
 
 TEST_F(SectionEnv, PairsThatFitTheL2Share) {

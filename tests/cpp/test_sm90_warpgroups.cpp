@@ -5,31 +5,18 @@
 #include <string>
 
 #include "cuda/sm90/fwd_warpgroups.h"
+#include "scoped_env.h"
 
 namespace {
 
 using amkl::cuda::sm90::consumer_warpgroups_for;
 using amkl::cuda::sm90::kThreeWarpgroupMinRows;
 
-// Sets AMKL_SM90_CONSUMER_WARPGROUPS for one test and restores what was there.
+// AMKL_SM90_CONSUMER_WARPGROUPS unset for each test (set inside one) and restored after.
 class WarpgroupsEnv : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* old = std::getenv(kVar);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    unsetenv(kVar);
-  }
-  void TearDown() override {
-    if (had_) {
-      setenv(kVar, old_.c_str(), 1);
-    } else {
-      unsetenv(kVar);
-    }
-  }
   static constexpr const char* kVar = "AMKL_SM90_CONSUMER_WARPGROUPS";
-  bool had_ = false;
-  std::string old_;
+  amkl::test::ScopedUnsetEnv env_{kVar};
 };
 
 TEST_F(WarpgroupsEnv, RowRuleWithoutTheVariable) {
