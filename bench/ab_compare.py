@@ -20,6 +20,7 @@ step 9); the suffix ":validated" (e.g. gdpa:256:256:validated) measures the defa
 
 Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        [--cases gdpa:256:256,softmax:32:16:512] [--rounds 3] [--rep 100] [--out FILE.json]
+       [--sustain-ms 2000]   (measure at the power-capped clock: bench/gpu_clock.py)
        [--variant-cases NAME=CASE+CASE ...]   (that variant runs only these of the cases, e.g.
        a build specialised for one activation runs only that activation's case)
        [--variant-env NAME=VAR=VALUE ...]   (an environment variable for that variant's
@@ -98,19 +99,30 @@ def make_case(spec):
     raise ValueError(f"unknown case {spec}")
 
 
-def worker(cases, rep):
+def worker(cases, rep, sustain_ms):
+    import time
     import torch
     from triton.testing import do_bench
-    out = {}
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gpu_clock import ClockSampler, summarize as clock_summary
+    out, clocks = {}, {}
     for spec in cases:
         fn, flops = make_case(spec)
         fn()
         torch.cuda.synchronize()
+        t_end = time.time() + sustain_ms * 1e-3
+        while time.time() < t_end:  # untimed calls until the power cap holds the clock down
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+        sampler = ClockSampler()
         ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
+        clocks[spec] = clock_summary(sampler.stop())
         out[spec] = flops / (ms * 1e-3) / 1e12
         del fn
         torch.cuda.empty_cache()
     print("RESULT " + json.dumps(out))
+    print("CLOCKS " + json.dumps(clocks))
 
 
 def parse_variants(ap, specs):
@@ -127,6 +139,10 @@ def main():
     ap.add_argument("--cases", default=DEFAULT_CASES)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep (ms) per case")
+    ap.add_argument("--sustain-ms", type=int, default=0,
+                    help="untimed calls for this long before each case's measurement: ~2000 "
+                         "measures at the power-capped clock the benchmark's bars are judged "
+                         "at; 0 (default) mostly at boost clock (bench/gpu_clock.py)")
     ap.add_argument("--out", default=None, help="write samples and medians as JSON")
     ap.add_argument("--variant-env", action="append", default=[],
                     help="NAME=VAR=VALUE: set VAR for this variant's processes")
@@ -136,7 +152,7 @@ def main():
     args = ap.parse_args()
     cases = args.cases.split(",")
     if args.worker:
-        worker(cases, args.rep)
+        worker(cases, args.rep, args.sustain_ms)
         return 0
     variants = parse_variants(ap, args.variant)
     own = {n: c.split("+") for n, c in (x.split("=", 1) for x in args.variant_cases)}
@@ -152,11 +168,13 @@ def main():
             ap.error(f"--variant-env {x}: expected NAME=VAR=VALUE with NAME a variant")
         extra_env[name][var] = value
     samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
+    clocks = {name: {c: [] for c in runs[name]} for name, _ in variants}
     for r in range(args.rounds):
         for name, pydir in variants:
             env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
-                                  "--cases", ",".join(runs[name]), "--rep", str(args.rep)],
+                                  "--cases", ",".join(runs[name]), "--rep", str(args.rep),
+                                  "--sustain-ms", str(args.sustain_ms)],
                                  env=env, capture_output=True, text=True)
             line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
             if res.returncode != 0 or not line:
@@ -164,6 +182,10 @@ def main():
                 return 1
             for c, tf in json.loads(line[0][7:]).items():
                 samples[name][c].append(tf)
+            for x in res.stdout.splitlines():
+                if x.startswith("CLOCKS "):
+                    for c, clk in json.loads(x[7:]).items():
+                        clocks[name][c].append(clk)
             print(f"round {r + 1}/{args.rounds} {name} done", flush=True)
     names = [n for n, _ in variants]
     medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
@@ -175,13 +197,26 @@ def main():
         ran = [n for n in names if n in m]
         print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" if n in m else f"{'-':>9s}" for n in names) +
               f"   {m[ran[-1]] / m[ran[0]]:.3f}")
+    mhz = {c: {n: median_mhz(clocks[n].get(c, [])) for n in names} for c in cases}
+    if any(v is not None for m in mhz.values() for v in m.values()):
+        print("median SM MHz while measuring:")
+        for c in cases:
+            print(f"{c:28s} " + " ".join(f"{mhz[c][n]:9.0f}" if mhz[c][n] is not None
+                                         else f"{'-':>9s}" for n in names))
     if args.out:
         with open(args.out, "w") as fh:
             json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
-                       "variant_env": extra_env,
+                       "variant_env": extra_env, "rep_ms": args.rep,
+                       "sustain_ms": args.sustain_ms, "clocks": clocks,
                        "samples": samples, "medians": medians, "gpu": gpu_name()}, fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
     return 0
+
+
+def median_mhz(case_clocks):
+    """The median over rounds of each round's median SM clock (None without samples)."""
+    v = sorted(c["sm_mhz_median"] for c in case_clocks if c)
+    return v[len(v) // 2] if v else None
 
 
 def gpu_name():

@@ -12,7 +12,6 @@ Writes DIR/attention_fwd_h200.json (raw samples, GPU, clocks, versions) and a PN
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -40,16 +39,26 @@ except Exception as e:  # noqa: BLE001
 
 from triton.testing import do_bench
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_clock import ClockSampler, summarize as clock_summary  # noqa: E402
+
 ACTIVATIONS = ["raw", "gelu", "gelu_approx", "fast_gelu", "leaky_relu", "relu", "fast_gelu_bf16",
                "silu", "fast_silu", "hardswish", "relu_square", "gelu_taylor"]
 
 
 def bench(fn, warmup, rep):
-    """Median ms and the raw quantiles of one callable."""
+    """Median ms and the raw quantiles of one callable, with the SM clock and power while it
+    ran (the H200 holds its clock down at the 700 W cap in runs this long, by an amount that
+    depends on the kernel: bench/gpu_clock.py) and the median's cycles at the median clock."""
     fn()
     torch.cuda.synchronize()
+    sampler = ClockSampler()
     q = do_bench(fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8], return_mode="median")
-    return {"ms": q[0], "p20": q[1], "p80": q[2]}
+    clock = clock_summary(sampler.stop())
+    r = {"ms": q[0], "p20": q[1], "p80": q[2], "clock": clock}
+    if clock is not None:
+        r["mcycles"] = q[0] * clock["sm_mhz_median"] * 1e-3
+    return r
 
 
 def run_provider(rows, row, name, fn, flops, warmup, rep):
@@ -215,7 +224,12 @@ def print_row(row):
     desc = {k: row[k] for k in row if k not in ("providers", "flops")}
     parts = []
     for name, r in row["providers"].items():
-        parts.append(f"{name}={r['tflops']:.0f}" if "tflops" in r else f"{name}=ERR({r['error'][:60]})")
+        if "tflops" not in r:
+            parts.append(f"{name}=ERR({r['error'][:60]})")
+        elif r.get("clock"):
+            parts.append(f"{name}={r['tflops']:.0f} ({r['clock']['sm_mhz_median']:.0f} MHz)")
+        else:
+            parts.append(f"{name}={r['tflops']:.0f}")
     print(json.dumps(desc), " | ".join(parts), flush=True)
 
 
@@ -223,7 +237,8 @@ def environment():
     env = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
            "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
            "time": time.strftime("%Y-%m-%d %H:%M:%S"),
-           "timing": "triton.testing.do_bench median (L2 flushed between repetitions)"}
+           "timing": "triton.testing.do_bench median (L2 flushed between repetitions); per "
+                     "provider the SM clock and power while it ran (nvidia-smi, 20 ms)"}
     try:
         import triton
         env["triton"] = triton.__version__

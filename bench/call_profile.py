@@ -14,8 +14,6 @@ import argparse
 import collections
 import json
 import os
-import statistics
-import subprocess
 import sys
 import time
 
@@ -24,6 +22,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ab_compare import make_case  # noqa: E402
+from gpu_clock import ClockSampler, summarize as clock_summary  # noqa: E402
 
 
 def host_us_per_call(fn, calls=200):
@@ -55,30 +54,6 @@ def kernel_times(fn, calls=20):
             for name in sorted(total, key=lambda n: -total[n])}
 
 
-def smi_sampler():
-    q = "clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active"
-    try:
-        return subprocess.Popen(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader,nounits",
-                                 "-lms", "100"], stdout=subprocess.PIPE, text=True)
-    except OSError:
-        return None
-
-
-def smi_summary(p):
-    if p is None:
-        return None
-    p.terminate()
-    out, _ = p.communicate()
-    rows = [r.split(", ") for r in out.strip().splitlines() if r.count(",") >= 3]
-    clocks = [float(r[0]) for r in rows if r[0].replace(".", "").isdigit()]
-    power = [float(r[1]) for r in rows if r[1].replace(".", "").isdigit()]
-    busy = [c for c in clocks if c > 500]  # samples while the GPU ran (idle: 345 MHz)
-    return {"samples": len(rows), "sm_mhz_median_busy": statistics.median(busy) if busy else None,
-            "sm_mhz_min_busy": min(busy) if busy else None,
-            "power_w_max": max(power) if power else None,
-            "event_reasons": sorted(set(r[3] for r in rows))}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", required=True)
@@ -91,10 +66,10 @@ def main():
         fn()
         torch.cuda.synchronize()
         host = host_us_per_call(fn)
-        smi = smi_sampler()
+        smi = ClockSampler()
         time.sleep(0.3)
         ms = do_bench(fn, warmup=50, rep=args.rep, return_mode="median")
-        clocks = smi_summary(smi)
+        clocks = clock_summary(smi.stop())
         kernels = kernel_times(fn)
         report[spec] = {"do_bench_us": ms * 1e3, "tflops": flops / (ms * 1e-3) / 1e12,
                         "host_us_per_call": host, "kernels": kernels, "smi": clocks}

@@ -1,0 +1,92 @@
+"""The GPU's SM clock and power, sampled by nvidia-smi in the background while a measurement runs.
+
+Why it matters (bench/NOTES.md step 15): under sustained load the H200 sits at its 700 W power
+cap and lowers its SM clock (1560-1785 MHz against 1980 at boost), by an amount that depends on
+the kernel. A run of ~100 ms (bench/ab_compare.py's default) stays mostly at boost clock; a run of
+~1 s (bench/attention_fwd.py, where issue 3's bars are judged) mostly at the cap. So a time is
+reported with the clock it ran at: time x clock = cycles, comparable across runs and kernels.
+
+    sampler = ClockSampler()          # starts nvidia-smi (no-op where there is none)
+    ... measure ...
+    samples = sampler.stop()          # [Sample]
+    summary = summarize(samples)      # medians over the samples taken while the GPU was busy
+"""
+import datetime
+import statistics
+import subprocess
+from typing import List, NamedTuple, Optional
+
+QUERY = "timestamp,clocks.sm,power.draw,clocks_event_reasons.active"
+SW_POWER_CAP = 0x4  # nvidia-smi's clocks_event_reasons bit: held down by the power limit
+IDLE_MHZ = 500      # below this the GPU idles (345 MHz on the H200): not a measurement's clock
+
+
+class Sample(NamedTuple):
+    t: float        # unix seconds (nvidia-smi's timestamp, the host's clock)
+    sm_mhz: float
+    power_w: float
+    reasons: int    # clocks_event_reasons.active bit mask
+
+
+def parse(text: str) -> List[Sample]:
+    """Samples from `nvidia-smi --query-gpu=QUERY --format=csv,noheader,nounits` output; lines
+    that do not parse (a header, "[N/A]", a line cut off at the sampler's stop) are skipped."""
+    out = []
+    for line in text.splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if len(f) < 4:
+            continue
+        try:
+            t = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            out.append(Sample(t, float(f[1]), float(f[2]), int(f[3], 16)))
+        except ValueError:
+            continue
+    return out
+
+
+class ClockSampler:
+    """nvidia-smi polling every period_ms until stop(); without nvidia-smi, stop() returns []."""
+
+    def __init__(self, period_ms: int = 20, smi: str = "nvidia-smi"):
+        try:
+            self._p = subprocess.Popen(
+                [smi, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
+                 "-lms", str(period_ms)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True)
+        except OSError:
+            self._p = None
+
+    def stop(self) -> List[Sample]:
+        if self._p is None:
+            return []
+        self._p.terminate()
+        out, _ = self._p.communicate()
+        self._p = None
+        return parse(out)
+
+
+def clock_at(samples: List[Sample], t: float) -> Optional[float]:
+    """The SM clock of the last sample at or before t (samples in time order); None before the
+    first."""
+    lo, hi = 0, len(samples)
+    while lo < hi:  # first sample after t
+        mid = (lo + hi) // 2
+        if samples[mid].t <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return samples[lo - 1].sm_mhz if lo > 0 else None
+
+
+def summarize(samples: List[Sample], t0: float = float("-inf"),
+              t1: float = float("inf")) -> Optional[dict]:
+    """Medians over the busy samples in [t0, t1] (None when there are none): SM clock, power,
+    and the share of samples held down by the power cap."""
+    busy = [s for s in samples if t0 <= s.t <= t1 and s.sm_mhz >= IDLE_MHZ]
+    if not busy:
+        return None
+    return {"samples": len(busy),
+            "sm_mhz_median": statistics.median(s.sm_mhz for s in busy),
+            "sm_mhz_min": min(s.sm_mhz for s in busy),
+            "power_w_median": statistics.median(s.power_w for s in busy),
+            "power_capped_share": sum(1 for s in busy if s.reasons & SW_POWER_CAP) / len(busy)}

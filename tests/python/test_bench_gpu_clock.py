@@ -1,0 +1,64 @@
+"""bench/gpu_clock.py: the nvidia-smi clock sampler the benchmarks report their clocks with.
+No GPU needed: nvidia-smi's output is canned, or comes from a stand-in script."""
+
+import os
+import stat
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import gpu_clock  # noqa: E402
+
+CANNED = """2026/12/04 19:30:00.000, 345, 77.31, 0x0000000000000000
+2026/12/04 19:30:00.020, 1980, 450.00, 0x0000000000000000
+2026/12/04 19:30:00.040, 1785, 690.50, 0x0000000000000004
+[N/A], [N/A], [N/A], [N/A]
+2026/12/04 19:30:00.060, 1725, 701.00, 0x0000000000000004
+2026/12/04 19:30:00.080, 1700, 699.0"""  # the last line cut off at the sampler's stop
+
+
+def test_parse_skips_what_does_not_parse():
+    s = gpu_clock.parse(CANNED)
+    assert [x.sm_mhz for x in s] == [345.0, 1980.0, 1785.0, 1725.0]
+    assert s[2].power_w == 690.5 and s[2].reasons == gpu_clock.SW_POWER_CAP
+    assert abs((s[1].t - s[0].t) - 0.020) < 1e-6
+
+
+def test_summarize_counts_busy_samples_only():
+    s = gpu_clock.parse(CANNED)
+    r = gpu_clock.summarize(s)
+    assert r["samples"] == 3  # the idle 345 MHz sample is not a measurement's clock
+    assert r["sm_mhz_median"] == 1785.0 and r["sm_mhz_min"] == 1725.0
+    assert r["power_w_median"] == 690.5
+    assert abs(r["power_capped_share"] - 2 / 3) < 1e-12
+    # a window: only the samples inside it
+    w = gpu_clock.summarize(s, t0=s[2].t, t1=s[3].t)
+    assert w["samples"] == 2 and w["power_capped_share"] == 1.0
+    assert gpu_clock.summarize(s[:1]) is None
+    assert gpu_clock.summarize([]) is None
+
+
+def test_clock_at_takes_the_last_sample_before():
+    s = gpu_clock.parse(CANNED)
+    assert gpu_clock.clock_at(s, s[0].t - 1) is None
+    assert gpu_clock.clock_at(s, s[1].t) == 1980.0
+    assert gpu_clock.clock_at(s, s[1].t + 0.01) == 1980.0
+    assert gpu_clock.clock_at(s, s[3].t + 5) == 1725.0
+
+
+def test_sampler_runs_and_stops(tmp_path):
+    fake = tmp_path / "fake-smi"
+    # Prints one sample per "period" until terminated, as nvidia-smi -lms does.
+    fake.write_text("#!/bin/sh\nwhile true; do date '+%Y/%m/%d %H:%M:%S.000, 1755, 688.2, "
+                    "0x0000000000000004'; sleep 0.02; done\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    sampler = gpu_clock.ClockSampler(smi=str(fake))
+    time.sleep(0.3)
+    s = sampler.stop()
+    assert len(s) >= 2
+    assert all(x.sm_mhz == 1755.0 for x in s)
+    assert gpu_clock.summarize(s)["power_capped_share"] == 1.0
+
+
+def test_sampler_without_nvidia_smi_returns_nothing(tmp_path):
+    assert gpu_clock.ClockSampler(smi=str(tmp_path / "missing")).stop() == []
