@@ -43,10 +43,22 @@ struct FwdConfig {
                     (kConsumerWarpgroups == 3 && kHasThreeWarpgroups<kHeadDim, kHeadDimV>),
                 "three consumer warpgroups only where kHasThreeWarpgroups");
   static constexpr int kBlockM = 64 * kConsumerWarpgroups;
+#if defined(AMKL_SM90_BLOCK_N)
+  // Measurement builds only (bench/NOTES.md): kBlockN for d <= 128 forced.
+  static constexpr int kBlockN =
+      kHeadDim <= 128 ? AMKL_SM90_BLOCK_N : (kHeadDim <= 192 ? 96 : 64);
+#else
   static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
+#endif
   // setmaxnreg budgets of the producer's and the consumers' threads (checked below).
+#if defined(AMKL_SM90_PRODUCER_REGS) && defined(AMKL_SM90_CONSUMER_REGS)
+  // Measurement builds only (bench/NOTES.md): the two-warpgroup split forced.
+  static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : AMKL_SM90_PRODUCER_REGS;
+  static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : AMKL_SM90_CONSUMER_REGS;
+#else
   static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : 40;
   static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : 232;
+#endif
   static constexpr int kConsumerThreads = 128 * kConsumerWarpgroups;
   static constexpr int kThreads = 128 + kConsumerThreads;  // producer warpgroup + consumers
   // setmaxnreg moves registers within the pool the block was launched with: kThreads x the
@@ -65,6 +77,12 @@ struct FwdConfig {
   using TiledMmaQK = decltype(make_tiled_mma(
       GMMA::ss_op_selector<Element, Element, float, Shape<BM, BN, D>>(),
       Layout<Shape<Int<kConsumerWarpgroups>, _1, _1>>{}));
+  // One WGMMA spans S's whole width: without CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, CUTLASS's
+  // selector has no atom for some widths (160, 176) and silently splits S into 64x32 or 64x16
+  // atoms, each re-reading Q from smem (what step 8's kBlockN 160 / 176 runs measured,
+  // bench/NOTES.md step 15).
+  static_assert(size<1>(typename TiledMmaQK::AtomShape_MNK{}) == kBlockN,
+                "S = Q K^T must be one WGMMA wide: build with CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
   using TiledMmaPV = decltype(make_tiled_mma(
       GMMA::rs_op_selector<Element, Element, float, Shape<BM, DV, BN>, GMMA::Major::K,
                            GMMA::Major::MN>(),
