@@ -100,21 +100,16 @@ def make_case(spec):
 
 
 def worker(cases, rep, sustain_ms):
-    import time
     import torch
     from triton.testing import do_bench
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gpu_clock import ClockSampler, summarize as clock_summary
+    from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary
     out, clocks = {}, {}
     for spec in cases:
         fn, flops = make_case(spec)
         fn()
         torch.cuda.synchronize()
-        t_end = time.time() + sustain_ms * 1e-3
-        while time.time() < t_end:  # untimed calls until the power cap holds the clock down
-            for _ in range(20):
-                fn()
-            torch.cuda.synchronize()
+        run_untimed(fn, sustain_ms)
         sampler = ClockSampler()
         ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
         clocks[spec] = clock_summary(sampler.stop())

@@ -5,7 +5,10 @@ same inputs. Medians of triton.testing.do_bench (which flushes L2 between repeti
 repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half; jagged: real
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
-again as "amkl_validated" with the default host check.
+again as "amkl_validated" with the default host check. Each measurement follows 1 s of untimed
+calls, so every provider is measured at the clock the 700 W power cap leaves it (a provider
+measured right after an idle moment would run its first ~0.3 s at boost clock), and records
+that clock, its power, and its cycles per call (bench/gpu_clock.py, bench/NOTES.md step 15).
 
 Usage: python3 bench/attention_fwd.py [--short] [--out DIR]
 Writes DIR/attention_fwd_h200.json (raw samples, GPU, clocks, versions) and a PNG plot.
@@ -40,18 +43,21 @@ except Exception as e:  # noqa: BLE001
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpu_clock import ClockSampler, summarize as clock_summary  # noqa: E402
+from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary  # noqa: E402
 
 ACTIVATIONS = ["raw", "gelu", "gelu_approx", "fast_gelu", "leaky_relu", "relu", "fast_gelu_bf16",
                "silu", "fast_silu", "hardswish", "relu_square", "gelu_taylor"]
 
 
-def bench(fn, warmup, rep):
+def bench(fn, warmup, rep, sustain_ms):
     """Median ms and the raw quantiles of one callable, with the SM clock and power while it
     ran (the H200 holds its clock down at the 700 W cap in runs this long, by an amount that
-    depends on the kernel: bench/gpu_clock.py) and the median's cycles at the median clock."""
+    depends on the kernel: bench/gpu_clock.py) and the median's cycles at the median clock.
+    sustain_ms of untimed calls first, so that no provider starts its measurement at boost
+    clock (the first after an idle moment would, for ~0.3 s)."""
     fn()
     torch.cuda.synchronize()
+    run_untimed(fn, sustain_ms)
     sampler = ClockSampler()
     q = do_bench(fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8], return_mode="median")
     clock = clock_summary(sampler.stop())
@@ -61,9 +67,9 @@ def bench(fn, warmup, rep):
     return r
 
 
-def run_provider(rows, row, name, fn, flops, warmup, rep):
+def run_provider(rows, row, name, fn, flops, args):
     try:
-        r = bench(fn, warmup, rep)
+        r = bench(fn, args.warmup, args.rep, args.sustain_ms)
         r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
     except Exception as e:  # noqa: BLE001 - record every failure, keep going
         r = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
@@ -108,19 +114,16 @@ def softmax_rows(args, rows):
         gqa = H != Hkv
         if amkl is not None:
             run_provider(rows, row, "amkl", lambda: amkl.attention(q, k, v, causal=causal),
-                         flops, args.warmup, args.rep)
-        run_provider(rows, row, "sdpa_cudnn", lambda: cudnn(qt, kt, vt, causal, gqa), flops,
-                     args.warmup, args.rep)
-        run_provider(rows, row, "sdpa_flash", lambda: flash(qt, kt, vt, causal, gqa), flops,
-                     args.warmup, args.rep)
+                         flops, args)
+        run_provider(rows, row, "sdpa_cudnn", lambda: cudnn(qt, kt, vt, causal, gqa), flops, args)
+        run_provider(rows, row, "sdpa_flash", lambda: flash(qt, kt, vt, causal, gqa), flops, args)
         if flex is not None and (B, L, d) == (8, 2048, 128) and not args.no_flex:
             try:
                 bm = None
                 if causal:
                     bm = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, L, L)
                 run_provider(rows, row, "flex", lambda: flex(qt, kt, vt, block_mask=bm,
-                                                             enable_gqa=gqa), flops,
-                             args.warmup, args.rep)
+                                                             enable_gqa=gqa), flops, args)
             except Exception as e:  # noqa: BLE001
                 row["providers"]["flex"] = {"error": repr(e)[:200]}
         rows.append(row)
@@ -172,17 +175,16 @@ def gdpa_rows(args, rows):
             for name, validate in (("amkl", False), ("amkl_validated", True)):
                 run_provider(rows, row, name, lambda validate=validate: amkl.attention(
                     q, k, v, activation="fast_gelu", cu_seqlens_q=cu, max_seqlen_q=Lq,
-                    validate_offsets=validate), flops, args.warmup, args.rep)
+                    validate_offsets=validate), flops, args)
         # Peers run dense (padded) on the same data: the flop count stays the real tokens'.
         qd = torch.zeros(B, Lq, H, d, device="cuda", dtype=torch.bfloat16)
         if fill == 1.0 and T == B * Lq:
             qd = q.view(B, Lq, H, d)
         if naive is not None and B * H * Lq * Lk * 2 * 2 < 80e9:
-            run_provider(rows, row, "naive_compiled_gdpa", lambda: naive(qd, k, v), flops,
-                         args.warmup, args.rep)
+            run_provider(rows, row, "naive_compiled_gdpa", lambda: naive(qd, k, v), flops, args)
         run_provider(rows, row, "sdpa_cudnn_softmax_dense",
                      lambda: cudnn(qd.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
-                                   False), flops, args.warmup, args.rep)
+                                   False), flops, args)
         rows.append(row)
         print_row(row)
         save(rows)
@@ -202,7 +204,7 @@ def gdpa_rows(args, rows):
     for act in ACTIVATIONS + ["softmax"]:
         run_provider(rows, row, f"amkl_{act}", lambda: amkl.attention(
             q, k, v, activation=act, cu_seqlens_q=cu, max_seqlen_q=Lq, validate_offsets=False),
-            flops, args.warmup, args.rep)
+            flops, args)
     rows.append(row)
     print_row(row)
 
@@ -295,8 +297,13 @@ def main():
     ap.add_argument("--only", choices=["softmax", "gdpa"], default=None)
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--no-naive", action="store_true")
+    ap.add_argument("--sustain-ms", type=int, default=None,
+                    help="untimed calls before each measurement (default 1000, --short 0): every "
+                         "provider measured at the power-capped clock (bench/gpu_clock.py)")
     args = ap.parse_args()
     args.warmup, args.rep = (25, 100) if args.short else (100, 1000)
+    if args.sustain_ms is None:
+        args.sustain_ms = 0 if args.short else 1000
     torch.manual_seed(2025)
     rows = []
     t0 = time.time()

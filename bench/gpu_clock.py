@@ -65,6 +65,19 @@ class ClockSampler:
         return parse(out)
 
 
+def run_untimed(fn, ms: float) -> None:
+    """Calls fn (a GPU call) for about ms milliseconds, untimed: long enough (~1000 ms) the
+    power cap holds the clock down when the measurement that follows starts, so that the first
+    provider after an idle moment gets no boost-clock start the others do not."""
+    import time
+    import torch
+    t_end = time.time() + ms * 1e-3
+    while time.time() < t_end:
+        for _ in range(5):
+            fn()
+        torch.cuda.synchronize()
+
+
 def clock_at(samples: List[Sample], t: float) -> Optional[float]:
     """The SM clock of the last sample at or before t (samples in time order); None before the
     first."""
