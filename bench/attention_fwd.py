@@ -6,8 +6,8 @@ repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half;
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
 again as "amkl_validated" with the default host check. Each measurement follows 1 s of untimed
-calls, so every provider is measured at the clock the 700 W power cap leaves it (a provider
-measured right after an idle moment would run its first ~0.3 s at boost clock), and records
+calls, so every provider is measured at the clock the 700 W power cap leaves it (after even a
+few milliseconds of idle, the first ~0.3 s of calls run at a higher clock), and records
 that clock, its power, and its cycles per call (bench/gpu_clock.py, bench/NOTES.md step 15).
 
 Usage: python3 bench/attention_fwd.py [--short] [--out DIR]
@@ -53,8 +53,8 @@ def bench(fn, warmup, rep, sustain_ms):
     """Median ms and the raw quantiles of one callable, with the SM clock and power while it
     ran (the H200 holds its clock down at the 700 W cap in runs this long, by an amount that
     depends on the kernel: bench/gpu_clock.py) and the median's cycles at the median clock.
-    sustain_ms of untimed calls first, so that no provider starts its measurement at boost
-    clock (the first after an idle moment would, for ~0.3 s)."""
+    sustain_ms of untimed calls first, so that the measurement does not start with the ~0.3 s
+    of higher clock that follows even a short idle moment."""
     fn()
     torch.cuda.synchronize()
     run_untimed(fn, sustain_ms)

@@ -66,9 +66,9 @@ class ClockSampler:
 
 
 def run_untimed(fn, ms: float) -> None:
-    """Calls fn (a GPU call) for about ms milliseconds, untimed: long enough (~1000 ms) the
-    power cap holds the clock down when the measurement that follows starts, so that the first
-    provider after an idle moment gets no boost-clock start the others do not."""
+    """Calls fn (a GPU call) for about ms milliseconds, untimed: long enough (~1000 ms), the
+    power cap holds the clock down when the measurement that follows starts (after even a few
+    milliseconds of idle, the first ~0.3 s of calls run at a higher clock)."""
     import time
     import torch
     t_end = time.time() + ms * 1e-3
