@@ -44,9 +44,9 @@ struct FwdConfig {
                 "three consumer warpgroups only where kHasThreeWarpgroups");
   static constexpr int kBlockM = 64 * kConsumerWarpgroups;
 #if defined(AMKL_SM90_BLOCK_N)
-  // Measurement builds only (bench/NOTES.md): kBlockN for d <= 128 forced.
-  static constexpr int kBlockN =
-      kHeadDim <= 128 ? AMKL_SM90_BLOCK_N : (kHeadDim <= 192 ? 96 : 64);
+  // Measurement builds only (bench/NOTES.md): kBlockN for d = 128 forced.
+  static constexpr int kBlockN = kHeadDim == 128 ? AMKL_SM90_BLOCK_N
+                                 : kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
 #else
   static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
 #endif
