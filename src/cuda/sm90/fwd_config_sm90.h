@@ -43,22 +43,20 @@ struct FwdConfig {
                     (kConsumerWarpgroups == 3 && kHasThreeWarpgroups<kHeadDim, kHeadDimV>),
                 "three consumer warpgroups only where kHasThreeWarpgroups");
   static constexpr int kBlockM = 64 * kConsumerWarpgroups;
-#if defined(AMKL_SM90_BLOCK_N)
-  // Measurement builds only (bench/NOTES.md): kBlockN for d = 128 forced.
-  static constexpr int kBlockN = kHeadDim == 128 ? AMKL_SM90_BLOCK_N
-                                 : kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
-#else
-  static constexpr int kBlockN = kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
+  static constexpr int kBlockN =
+#if defined(AMKL_SM90_BLOCK_N)  // measurement builds only (bench/NOTES.md): d = 128's forced
+      kHeadDim == 128 ? AMKL_SM90_BLOCK_N :
 #endif
-  // setmaxnreg budgets of the producer's and the consumers' threads (checked below).
+      kHeadDim <= 128 ? 128 : (kHeadDim <= 192 ? 96 : 64);
+  // setmaxnreg budgets of the producer's and the consumers' threads (checked below); measurement
+  // builds may force the two-warpgroup split (bench/NOTES.md).
 #if defined(AMKL_SM90_PRODUCER_REGS) && defined(AMKL_SM90_CONSUMER_REGS)
-  // Measurement builds only (bench/NOTES.md): the two-warpgroup split forced.
-  static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : AMKL_SM90_PRODUCER_REGS;
-  static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : AMKL_SM90_CONSUMER_REGS;
+  static constexpr int kTwoWarpgroupRegs[2] = {AMKL_SM90_PRODUCER_REGS, AMKL_SM90_CONSUMER_REGS};
 #else
-  static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : 40;
-  static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : 232;
+  static constexpr int kTwoWarpgroupRegs[2] = {40, 232};
 #endif
+  static constexpr int kProducerRegs = kConsumerWarpgroups == 3 ? 32 : kTwoWarpgroupRegs[0];
+  static constexpr int kConsumerRegs = kConsumerWarpgroups == 3 ? 160 : kTwoWarpgroupRegs[1];
   static constexpr int kConsumerThreads = 128 * kConsumerWarpgroups;
   static constexpr int kThreads = 128 + kConsumerThreads;  // producer warpgroup + consumers
   // setmaxnreg moves registers within the pool the block was launched with: kThreads x the
