@@ -37,6 +37,27 @@ DEFAULT_CASES = ("gdpa:256:256,gdpa:512:512,gdpa:1024:1024,gdpa:2048:2048,gdpa:2
                  "softmax:8:16:2048:causal")
 
 
+# The GDPA workload's batch, heads and head dim (gdpa and varkv cases).
+GDPA_B, GDPA_H, GDPA_D = 1152, 4, 128
+
+
+def softmax_shape(spec):
+    """(B, H, L, causal, d, h_kv) of a softmax:B:H:L[:causal][:dD][:kvH] case."""
+    f = spec.split(":")
+    B, H, L = int(f[1]), int(f[2]), int(f[3])
+    causal, d, h_kv = False, 128, H
+    for opt in f[4:]:
+        if opt == "causal":
+            causal = True
+        elif opt.startswith("d"):
+            d = int(opt[1:])
+        elif opt.startswith("kv"):
+            h_kv = int(opt[2:])
+        else:
+            raise ValueError(f"unknown option {opt!r} in case {spec}")
+    return B, H, L, causal, d, h_kv
+
+
 def make_case(spec):
     """(callable, flop count) for one case spec; inputs are made once, on the GPU."""
     import torch
@@ -49,7 +70,7 @@ def make_case(spec):
         lq, lk = int(f[1]), int(f[2])
         fill = float(f[3]) if len(f) > 3 else 1.0
         act = f[4] if len(f) > 4 else "fast_gelu"
-        B, H, d = 1152, 4, 128
+        B, H, d = GDPA_B, GDPA_H, GDPA_D
         gen = torch.Generator().manual_seed(2025)
         if fill >= 0.5:
             low, high = max(int((2 * fill - 1) * lq), 1), lq
@@ -67,7 +88,7 @@ def make_case(spec):
                                        max_seqlen_q=lq, validate_offsets=validate)), flops
     if f[0] == "varkv":
         lq, lk = int(f[1]), int(f[2])
-        B, H, d = 1152, 4, 128
+        B, H, d = GDPA_B, GDPA_H, GDPA_D
         gen = torch.Generator().manual_seed(2025)
         lens_q = torch.randint(1, lq + 1, (B,), generator=gen)
         lens_k = torch.randint(1, lk + 1, (B,), generator=gen)
@@ -81,17 +102,7 @@ def make_case(spec):
                                        cu_seqlens_k=cu_k, max_seqlen_q=lq,
                                        max_seqlen_k=lk, validate_offsets=validate)), flops
     if f[0] == "softmax":
-        B, H, L = int(f[1]), int(f[2]), int(f[3])
-        causal, d, h_kv = False, 128, H
-        for opt in f[4:]:
-            if opt == "causal":
-                causal = True
-            elif opt.startswith("d"):
-                d = int(opt[1:])
-            elif opt.startswith("kv"):
-                h_kv = int(opt[2:])
-            else:
-                raise ValueError(f"unknown option {opt!r} in case {spec}")
+        B, H, L, causal, d, h_kv = softmax_shape(":".join(f))
         q = torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
@@ -102,7 +113,6 @@ def make_case(spec):
 def worker(cases, rep, sustain_ms):
     import torch
     from triton.testing import do_bench
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary
     out, clocks = {}, {}
     for spec in cases:

@@ -24,7 +24,8 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ab_compare import make_case  # noqa: E402
+from ab_compare import GDPA_B, GDPA_D, GDPA_H, make_case, softmax_shape  # noqa: E402
+from attention_fwd import sdpa  # noqa: E402
 from gpu_clock import ClockSampler, clock_at, summarize as clock_summary  # noqa: E402
 
 
@@ -61,35 +62,25 @@ def timed_calls(fn, ms_budget, cache):
 
 
 def cudnn_case(spec):
-    """SDPA cuDNN on inputs of the case's shape (fresh random data; same shapes and layout)."""
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    """SDPA cuDNN (bench/attention_fwd.py's call) on inputs of the case's shape (fresh random
+    data; same shapes and layout)."""
     f = spec.split(":")
     if f[0] == "softmax":
-        B, H, L = int(f[1]), int(f[2]), int(f[3])
-        causal = "causal" in f[4:]
-        d = next((int(o[1:]) for o in f[4:] if o.startswith("d")), 128)
-        h_kv = next((int(o[2:]) for o in f[4:] if o.startswith("kv")), H)
+        B, H, L, causal, d, h_kv = softmax_shape(spec)
         flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
-        q = torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
-        k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
-                for _ in range(2))
+        lq = lk = L
     elif f[0] == "gdpa":
         lq, lk = int(f[1]), int(f[2])
-        B, H, d = 1152, 4, 128
+        B, H, d = GDPA_B, GDPA_H, GDPA_D
         causal, h_kv = False, H
-        q = torch.randn(B, lq, H, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
-        k, v = (torch.randn(B, lk, H, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
-                for _ in range(2))
         flops = None  # reported as the amkl case's (real tokens), as the benchmark does
     else:
         raise ValueError(f"no cuDNN peer for {spec}")
-
-    def fn():
-        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                  enable_gqa=h_kv != H)
-    return fn, flops
+    q = torch.randn(B, lq, H, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    k, v = (torch.randn(B, lk, h_kv, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+            for _ in range(2))
+    cudnn = sdpa("cudnn")
+    return (lambda: cudnn(q, k, v, causal, h_kv != H)), flops
 
 
 def summary(ms, clocks_at):
