@@ -80,7 +80,8 @@ struct FwdConfig {
   // atoms, each re-reading Q from smem (what step 8's kBlockN 160 / 176 runs measured,
   // bench/NOTES.md step 15).
   static_assert(size<1>(typename TiledMmaQK::AtomShape_MNK{}) == kBlockN,
-                "S = Q K^T must be one WGMMA wide: build with CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
+                "S = Q K^T must be one WGMMA wide: build with "
+                "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
   using TiledMmaPV = decltype(make_tiled_mma(
       GMMA::rs_op_selector<Element, Element, float, Shape<BM, DV, BN>, GMMA::Major::K,
                            GMMA::Major::MN>(),
