@@ -16,6 +16,7 @@ namespace {
 
 using amkl::cuda::TileScheduler;
 using amkl::cuda::sm90::kL2SectionBytes;
+using amkl::cuda::sm90::kMinSectionPairs;
 using amkl::cuda::sm90::l2_section_pairs;
 
 struct Order {
@@ -94,10 +95,17 @@ class SectionEnv : public ::testing::Test {
 TEST_F(SectionEnv, PairsThatFitTheL2Share) {
   const int64_t mb = int64_t(1) << 20;
   EXPECT_EQ(l2_section_pairs(128, mb), int(kL2SectionBytes / mb));  // (8,16,2048), d 128
-  EXPECT_EQ(l2_section_pairs(32, 4 * mb), int(kL2SectionBytes / (4 * mb)));
+  EXPECT_EQ(l2_section_pairs(64, 2 * mb), int(kL2SectionBytes / (2 * mb)));  // L 4096
   EXPECT_EQ(l2_section_pairs(5, mb), 5);                  // never more than all pairs
-  EXPECT_EQ(l2_section_pairs(100, 2 * kL2SectionBytes), 1);  // never fewer than one
   EXPECT_EQ(l2_section_pairs(100, 0), 100);
+}
+
+TEST_F(SectionEnv, LongPairsTakeTheMinimumCount) {
+  const int64_t mb = int64_t(1) << 20;
+  EXPECT_EQ(l2_section_pairs(32, 4 * mb), int(kMinSectionPairs));  // (2,16,8192): 4 would fit
+  EXPECT_EQ(l2_section_pairs(16, 8 * mb), int(kMinSectionPairs));  // (1,16,16384): 2 would fit
+  EXPECT_EQ(l2_section_pairs(100, 2 * kL2SectionBytes), int(kMinSectionPairs));
+  EXPECT_EQ(l2_section_pairs(5, 8 * mb), 5);  // and still never more than all pairs
 }
 
 TEST_F(SectionEnv, VariableForcesTheCount) {

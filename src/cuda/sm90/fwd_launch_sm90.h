@@ -141,8 +141,9 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
                         p.kv_side.seqused != nullptr;
   // Without a list, tiles that differ in cost (reverse_m: causal or a right window) go
-  // longest-first within sections of (sequence, head) pairs whose K and V fit in L2 together
-  // (TileScheduler, fwd_sections.h), so the last tiles handed out are the lightest.
+  // longest-first within sections of (sequence, head) pairs whose K and V fit in L2 together,
+  // and at least 8 pairs (TileScheduler, fwd_sections.h), so the last tiles handed out are the
+  // lightest.
   if (a.reverse_m && !use_list) {
     a.pairs_per_section = l2_section_pairs(
         int64_t(p.heads_q) * p.q_side.batch,
