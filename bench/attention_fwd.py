@@ -68,8 +68,13 @@ def bench(fn, warmup, rep, sustain_ms):
 
 
 def run_provider(rows, row, name, fn, flops, args):
+    # The run's first measurement sustains first_sustain_ms: on a GPU that idled before the run
+    # 1 s was not enough (session 14: the first row read 613 TFLOP/s at 1965 MHz, the same
+    # kernel 557 at 1740 MHz in another run).
+    sustain_ms = args.sustain_ms if rows or row["providers"] else max(args.sustain_ms,
+                                                                       args.first_sustain_ms)
     try:
-        r = bench(fn, args.warmup, args.rep, args.sustain_ms)
+        r = bench(fn, args.warmup, args.rep, sustain_ms)
         r["tflops"] = flops / (r["ms"] * 1e-3) / 1e12
     except Exception as e:  # noqa: BLE001 - record every failure, keep going
         r = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
@@ -300,10 +305,15 @@ def main():
     ap.add_argument("--sustain-ms", type=int, default=None,
                     help="untimed calls before each measurement (default 1000, --short 0): every "
                          "provider measured at the power-capped clock (bench/gpu_clock.py)")
+    ap.add_argument("--first-sustain-ms", type=int, default=None,
+                    help="untimed calls before the run's first measurement (default 5000, "
+                         "--short 0): an idle GPU takes seconds to reach the cap")
     args = ap.parse_args()
     args.warmup, args.rep = (25, 100) if args.short else (100, 1000)
     if args.sustain_ms is None:
         args.sustain_ms = 0 if args.short else 1000
+    if args.first_sustain_ms is None:
+        args.first_sustain_ms = 0 if args.short else 5000
     torch.manual_seed(2025)
     rows = []
     t0 = time.time()
