@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A/B comparison of amkl builds on the same GPU in one run: each variant (a directory holding
 an amkl package, i.e. a copy of python/ with its _C.so) runs in its own process (every build
-registers the same torch ops), variants alternate (A B A B ...) so that clock and thermal drift
-hit all alike, and the median over rounds is reported per case. Runs on different machines or
-days differ by up to 10% on the same build (bench/NOTES.md), so a kernel change is judged
-against its baseline measured this way, side by side.
+registers the same torch ops), variants alternate (A B, then B A, ...) so that clock and thermal
+drift hit all alike, each round with the cases in a rotated order (a worker's first case runs
+at a higher clock), and the median over rounds is reported per case. Runs on different
+machines or days differ by up to 10% on the same build (bench/NOTES.md), so a kernel change is
+judged against its baseline measured this way, side by side.
 
 Cases (comma-separated --cases):
   gdpa:LQ:LK[:FILL][:ACT]  jagged Q, B=1152, H=4, d=128, KV dense of length LK (default
@@ -175,10 +176,14 @@ def main():
     samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
     clocks = {name: {c: [] for c in runs[name]} for name, _ in variants}
     for r in range(args.rounds):
-        for name, pydir in variants:
+        # Each round rotates the variants' order and the cases' order: a worker's first case
+        # and the variant that runs first in a round come after an idle moment and run at a
+        # higher clock (bench/NOTES.md steps 15-16), so no variant or case keeps that place.
+        for name, pydir in rotated(variants, r):
             env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
-                                  "--cases", ",".join(runs[name]), "--rep", str(args.rep),
+                                  "--cases", ",".join(rotated(runs[name], r)),
+                                  "--rep", str(args.rep),
                                   "--sustain-ms", str(args.sustain_ms)],
                                  env=env, capture_output=True, text=True)
             line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
@@ -216,6 +221,12 @@ def main():
                        "samples": samples, "medians": medians, "gpu": gpu_name()}, fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
     return 0
+
+
+def rotated(seq, r):
+    """seq started at its element r (mod its length): round r's order."""
+    k = r % len(seq) if seq else 0
+    return list(seq[k:]) + list(seq[:k])
 
 
 def median_mhz(case_clocks):
