@@ -6,9 +6,10 @@ repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half;
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
 again as "amkl_validated" with the default host check. Each measurement follows 1 s of untimed
-calls, so every provider is measured at the clock the 700 W power cap leaves it (after even a
-few milliseconds of idle, the first ~0.3 s of calls run at a higher clock), and records
-that clock, its power, and its cycles per call (bench/gpu_clock.py, bench/NOTES.md step 15).
+calls (the run's first 5 s), so every provider is measured at the clock the 700 W power cap
+leaves it (after even a few milliseconds of idle, the first ~0.3 s of calls run at a higher
+clock), and records that clock, its power, and its cycles per call (bench/gpu_clock.py,
+bench/NOTES.md steps 15-16).
 
 Usage: python3 bench/attention_fwd.py [--short] [--out DIR]
 Writes DIR/attention_fwd_h200.json (raw samples, GPU, clocks, versions) and a PNG plot.
