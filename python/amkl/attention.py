@@ -71,7 +71,8 @@ def attention(
         scale: logit scale; default ``1/sqrt(d)`` for softmax, 1.0 for pointwise.
         out_scale: multiplies ``f(S)``; pointwise only (must be 1.0 for softmax). Default 1.0.
         causal: key j visible to query i iff ``j <= i + offset`` (same as window right = 0).
-        window: ``(left, right)`` sliding window, -1 = unbounded. Default ``(-1, -1)``.
+        window: ``(left, right)`` sliding window, -1 = unbounded (so is any side of 2**62
+            or more). Default ``(-1, -1)``.
         mask_align: where the causal/window diagonal sits when ``Lq != Lk``:
             ``"bottom_right"`` (default; FlashAttention, offset = Lk - Lq) or ``"top_left"``
             (offset 0; GDPA's symmetric window).

@@ -142,6 +142,13 @@ void check_options(const AttentionOptions& o, const Device& dev) {
   }
 }
 
+/// A window side as the backends take it: one of at least kUnboundedWindow keys reaches past
+/// every key of any sequence, so it is -1 (unbounded). The mask's row arithmetic (i + offset
+/// +- window, common/mask.h) then never leaves int64: a window of 2^63 - 1 overflowed there and
+/// its rows silently lost their keys.
+constexpr int64_t kUnboundedWindow = int64_t(1) << 62;
+int64_t effective_window(int64_t w) { return w >= kUnboundedWindow ? -1 : w; }
+
 Resolved resolve_inputs(const AttentionInputs& in, const AttentionOptions& opt) {
   require_defined(in.q, "q");
   require_defined(in.k, "k");
@@ -259,8 +266,8 @@ Resolved resolve_inputs(const AttentionInputs& in, const AttentionOptions& opt) 
                                         : opt.scale);
   p.out_scale = float(opt.out_scale);
   p.softcap = float(opt.softcap);
-  p.window_left = opt.window_left;
-  p.window_right = opt.causal ? 0 : opt.window_right;
+  p.window_left = effective_window(opt.window_left);
+  p.window_right = opt.causal ? 0 : effective_window(opt.window_right);
   p.mask_align = opt.mask_align;
   p.deterministic = opt.deterministic;
   p.emulate = opt.emulate;

@@ -34,6 +34,23 @@ def test_jagged(activation, mask):
                     cu_seqlens_k=offsets(lk), max_seqlen_q=11, max_seqlen_k=11, **MASKS[mask])
 
 
+@pytest.mark.parametrize("activation", ["softmax", "gelu"])
+def test_windows_wider_than_any_sequence(activation):
+    # A window side of 2**62 or more is unbounded. (Up to 2**63 - 1 the mask's row arithmetic
+    # once overflowed int64, and rows silently lost keys: the reference, whose arithmetic
+    # overflows the same way, cannot judge these, so they are compared with the plain masks.)
+    q, k, v = randn(2, 9, 2, 16), randn(2, 13, 2, 16), randn(2, 13, 2, 16)
+    huge = 2**63 - 1
+    cases = [((-1, huge), {}), ((huge, -1), {}), ((huge, huge), {}), ((2**62, 2**62), {}),
+             ((huge, 0), {"causal": True}), ((3, huge), {"window": (3, -1)})]
+    for window, plain in cases:
+        got = amkl.attention(q, k, v, activation=activation, window=window, return_lse=True)
+        want = amkl.attention(q, k, v, activation=activation, return_lse=True, **plain)
+        torch.testing.assert_close(got[0], want[0], rtol=0, atol=0, msg=str(window))
+        if activation == "softmax":
+            torch.testing.assert_close(got[1], want[1], rtol=0, atol=0, msg=str(window))
+
+
 @pytest.mark.parametrize("activation", ["softmax", "silu"])
 def test_top_left_alignment(activation):
     q, k, v = randn(2, 6, 2, 8), randn(2, 10, 2, 8), randn(2, 10, 2, 8)
