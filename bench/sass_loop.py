@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""One Hopper forward kernel, compiled alone and read statically (no GPU needed).
+
+Compiles a single instantiation of attention_fwd_sm90 (element type, head dim, consumer
+warpgroups, activation) from a source tree with ptxas -v, then prints its spills and a summary
+of its steady loop: the innermost backward branch whose body issues both S (SS HGMMA) and P V
+(RS HGMMA, tnspB), with its instruction count and every local-memory access in it. With
+--lines the object is built with -lineinfo and each local access of the whole kernel is shown
+with the source line it comes from (what spills, and where). --segments lists the loop's
+branches, barriers and shared loads with the instruction count between them (where the mask,
+softcap and policy paths lie). bench/NOTES.md step 17 used it on the d = 64 three-warpgroup
+kernels and the masked-block path.
+
+  python3 bench/sass_loop.py --d 64 --wg 3 --act Softmax [--src TREE] [--lines] [--segments]
+      [--flag -DAMKL_SM90_TRACE ...]
+Needs nvcc (CUDA 13), the CUTLASS headers (AMKL_CUTLASS_INCLUDE_DIR or --cutlass), and
+cuobjdump / nvdisasm (the toolkit's, or Triton's bundled copies).
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ONE_KERNEL = """#include "cuda/sm90/fwd_kernel_sm90.h"
+using Cfg1 = amkl::cuda::sm90::FwdConfig<{elem}, {d}, {dv}, {wg}>;
+template __global__ void amkl::cuda::sm90::attention_fwd_sm90<Cfg1, amkl::Activation::{act}>(
+    const __grid_constant__ amkl::cuda::sm90::FwdParams<Cfg1>);
+"""
+
+INSTR = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+LOCAL = re.compile(r"\b(LDL|STL)\b")
+LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
+
+
+def find_tool(name):
+    """A CUDA binary tool: on PATH, in the toolkit, or Triton's bundled copy."""
+    for cand in [shutil.which(name), f"/usr/local/cuda/bin/{name}"]:
+        if cand and os.path.exists(cand):
+            return cand
+    try:
+        import triton  # noqa: F401  (only for the path of its bundled tools)
+        path = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", name)
+        if os.path.exists(path):
+            return path
+    except ImportError:
+        pass
+    sys.exit(f"sass_loop: {name} not found (CUDA toolkit or Triton)")
+
+
+def parse_sass(text):
+    """[(address, instruction text)] of a cuobjdump -sass / nvdisasm listing."""
+    return [(int(m.group(1), 16), m.group(2)) for m in map(INSTR.search, text.splitlines()) if m]
+
+
+def steady_loop(ins):
+    """The innermost backward branch whose body issues both S and P V: [(address, text)]."""
+    index = {a: i for i, (a, _) in enumerate(ins)}
+    best = None
+    for i, (a, t) in enumerate(ins):
+        m = re.search(r"BRA (0x[0-9a-f]+)", t)
+        if not m:
+            continue
+        target = int(m.group(1), 16)
+        if target >= a or target not in index:
+            continue
+        body = ins[index[target]:i + 1]
+        rs = any("HGMMA" in x and "tnspB" in x for _, x in body)
+        ss = any("HGMMA" in x and "tnspB" not in x for _, x in body)
+        if rs and ss and (best is None or len(body) < len(best)):
+            best = body
+    return best
+
+
+def loop_summary(body):
+    """Counts of a loop body: instructions, local accesses, MUFU, HGMMA."""
+    return {
+        "instructions": len(body),
+        "local": sum(bool(LOCAL.search(t)) for _, t in body),
+        "mufu": sum("MUFU" in t for _, t in body),
+        "hgmma": sum("HGMMA" in t for _, t in body),
+    }
+
+
+def segments(body):
+    """(address, text, instructions since the previous mark) at branches, barriers, LDS."""
+    out, prev = [], body[0][0]
+    for a, t in body:
+        if re.search(r"BRA|BSSY|BSYNC|DEPBAR|BAR\.|LDS", t):
+            out.append((a, t, (a - prev) // 16))
+            prev = a
+    return out
+
+
+def local_lines(listing):
+    """[(address, text, (file, line))] of the local accesses of an nvdisasm -g listing."""
+    cur, out = None, []
+    for line in listing.splitlines():
+        m = LINE.search(line)
+        if m:
+            cur = (os.path.basename(m.group(1)), int(m.group(2)))
+            continue
+        m = INSTR.search(line)
+        if m and LOCAL.search(m.group(2)):
+            out.append((int(m.group(1), 16), m.group(2), cur))
+    return out
+
+
+def spills(ptxas_log):
+    """(stack, spill stores, spill loads) bytes of the kernel in a ptxas -v log."""
+    m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                  ptxas_log[ptxas_log.find("attention_fwd_sm90"):])
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--src", default=ROOT, help="source tree (default: this one)")
+    ap.add_argument("--elem", default="cutlass::bfloat16_t")
+    ap.add_argument("--d", type=int, default=128)
+    ap.add_argument("--dv", type=int, default=None, help="default: --d")
+    ap.add_argument("--wg", type=int, default=2, help="consumer warpgroups (2, or 3 for d = 64)")
+    ap.add_argument("--act", default="Softmax", help="amkl::Activation enumerator")
+    ap.add_argument("--cutlass", default=os.environ.get("AMKL_CUTLASS_INCLUDE_DIR"))
+    ap.add_argument("--flag", action="append", default=[], help="extra nvcc flag")
+    ap.add_argument("--lines", action="store_true", help="local accesses with source lines")
+    ap.add_argument("--segments", action="store_true", help="the loop's branch structure")
+    ap.add_argument("--keep", help="directory to keep the object in")
+    args = ap.parse_args()
+    if not args.cutlass:
+        sys.exit("sass_loop: set AMKL_CUTLASS_INCLUDE_DIR or --cutlass")
+    work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
+    os.makedirs(work, exist_ok=True)
+    cu, obj = os.path.join(work, "one.cu"), os.path.join(work, "one.o")
+    with open(cu, "w") as f:
+        f.write(ONE_KERNEL.format(elem=args.elem, d=args.d, dv=args.dv or args.d, wg=args.wg,
+                                  act=args.act))
+    cmd = [find_tool("nvcc"), "-DAMKL_WITH_CUDA=1", f"-I{args.src}/include", f"-I{args.src}/src",
+           f"-isystem={args.cutlass}", "-O3", "-DNDEBUG", "-gencode=arch=compute_90a,code=sm_90a",
+           "--expt-relaxed-constexpr", "--expt-extended-lambda", "-std=c++17", "-Xptxas=-v",
+           "-diag-suppress", "3357,177,550", *args.flag, *(["-lineinfo"] if args.lines else []),
+           "-c", cu, "-o", obj]
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    if build.returncode != 0:
+        sys.exit(build.stderr[-4000:])
+    sp = spills(build.stderr)
+    print(f"{args.elem} d={args.d} wg={args.wg} {args.act}: stack / spill stores / loads "
+          f"{sp[0]} / {sp[1]} / {sp[2]} B" if sp else "no ptxas summary found")
+    sass = subprocess.run([find_tool("cuobjdump"), "-sass", obj], capture_output=True,
+                          text=True).stdout
+    body = steady_loop(parse_sass(sass))
+    if not body:
+        print("no steady loop found")
+    else:
+        s = loop_summary(body)
+        print(f"steady loop {body[0][0]:x}-{body[-1][0]:x}: {s['instructions']} instructions, "
+              f"{s['local']} local accesses, {s['mufu']} MUFU, {s['hgmma']} HGMMA")
+        for a, t in body:
+            if LOCAL.search(t):
+                print(f"  {a:x} {t}")
+        if args.segments:
+            for a, t, n in segments(body):
+                print(f"  {a:x} {t}  (+{n})")
+    if args.lines:
+        subprocess.run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work,
+                       capture_output=True)
+        cubin = glob.glob(os.path.join(work, "*.cubin"))[0]
+        listing = subprocess.run([find_tool("nvdisasm"), "-g", "-c", cubin], capture_output=True,
+                                 text=True).stdout
+        print("local accesses of the kernel (address, instruction, source line):")
+        for a, t, where in local_lines(listing):
+            print(f"  {a:x} {t[:40]:40s} {where[0]}:{where[1]}" if where else f"  {a:x} {t}")
+
+
+if __name__ == "__main__":
+    main()

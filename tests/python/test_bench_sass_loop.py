@@ -1,0 +1,70 @@
+"""bench/sass_loop.py: the steady-loop finder and listing parsers (on canned SASS text)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import sass_loop  # noqa: E402
+
+# Two loops: an outer one (0x0010-0x00c0) holding an inner one (0x0030-0x0090) that issues
+# both S (SS) and P V (RS, tnspB); a loop without HGMMAs after them.
+SASS = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                 /* 0x000fe40000000f00 */
+        /*0010*/                   S2R R0, SR_TID.X ;                     /* 0x000e220000002100 */
+        /*0020*/                   HGMMA.64x128x16.F32.BF16 R88, gdesc[UR8], RZ, !UPT ;
+        /*0030*/                   LDL.64 R152, [R1+0x18] ;
+        /*0040*/                   HGMMA.64x128x16.F32.BF16 R88, gdesc[UR12], R88 ;
+        /*0050*/                   HGMMA.64x128x16.F32.BF16 R24, R152, gdesc[UR8].tnspB, R24 ;
+        /*0060*/                   BAR.ARV R200, 0x100 ;
+        /*0070*/                   MUFU.EX2 R88, R88 ;
+        /*0080*/                   STL [R1+0x4], R5 ;
+        /*0090*/              @!P3 BRA 0x30 ;
+        /*00a0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00b0*/                   ISETP.NE.AND P0, PT, R4, 0x3, PT ;
+        /*00c0*/               @P0 BRA 0x10 ;
+        /*00d0*/                   FADD R2, R2, 1 ;
+        /*00e0*/               @P1 BRA 0xd0 ;
+        /*00f0*/                   EXIT ;
+"""
+
+
+def test_the_innermost_loop_with_both_hgmma_kinds():
+    body = sass_loop.steady_loop(sass_loop.parse_sass(SASS))
+    assert (body[0][0], body[-1][0]) == (0x30, 0x90)
+    assert sass_loop.loop_summary(body) == {"instructions": 7, "local": 2, "mufu": 1,
+                                            "hgmma": 2}
+
+
+def test_no_loop_without_both_kinds():
+    ins = [x for x in sass_loop.parse_sass(SASS) if "tnspB" not in x[1]]
+    assert sass_loop.steady_loop(ins) is None
+
+
+def test_segments_count_instructions_between_marks():
+    body = sass_loop.steady_loop(sass_loop.parse_sass(SASS))
+    marks = sass_loop.segments(body)
+    assert [(a, n) for a, _, n in marks] == [(0x60, 3), (0x90, 3)]
+
+
+def test_local_accesses_with_their_source_lines():
+    listing = """
+        //## File "/src/cuda/sm90/fwd_kernel_sm90.h", line 657
+        /*0730*/                   STL [R1+0x4], R10 ;
+        /*0740*/                   IADD3 R4, R4, 0x1, RZ ;
+        //## File "/src/cuda/common/pipeline.h", line 23
+        /*0750*/                   LDL.LU R5, [R1+0x4] ;
+"""
+    assert sass_loop.local_lines(listing) == [
+        (0x730, "STL [R1+0x4], R10", ("fwd_kernel_sm90.h", 657)),
+        (0x750, "LDL.LU R5, [R1+0x4]", ("pipeline.h", 23)),
+    ]
+
+
+def test_spills_of_the_kernel():
+    log = ("ptxas info    : Compiling entry function '_Z5otherv' for 'sm_90a'\n"
+           "ptxas info    : Function properties for _Z5otherv\n"
+           "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+           "ptxas info    : Compiling entry function '_ZN4amkl4cuda4sm9018attention_fwd_sm90I'\n"
+           "ptxas info    : Function properties for _ZN4amkl4cuda4sm9018attention_fwd_sm90I\n"
+           "    112 bytes stack frame, 196 bytes spill stores, 332 bytes spill loads\n")
+    assert sass_loop.spills(log) == (112, 196, 332)
