@@ -14,7 +14,7 @@ kernels and the masked-block path.
   python3 bench/sass_loop.py --d 64 --wg 3 --act Softmax [--src TREE] [--lines] [--segments]
       [--flag -DAMKL_SM90_TRACE ...]
 Needs nvcc (CUDA 13), the CUTLASS headers (AMKL_CUTLASS_INCLUDE_DIR or --cutlass), and
-cuobjdump / nvdisasm (the toolkit's, or Triton's bundled copies).
+cuobjdump / nvdisasm (AMKL_CUDA_TOOLS, the toolkit's, or Triton's bundled copies).
 """
 
 import argparse
@@ -40,18 +40,30 @@ LINE = re.compile(r'//## File "([^"]+)", line (\d+)')
 
 
 def find_tool(name):
-    """A CUDA binary tool: on PATH, in the toolkit, or Triton's bundled copy."""
-    for cand in [shutil.which(name), f"/usr/local/cuda/bin/{name}"]:
-        if cand and os.path.exists(cand):
-            return cand
+    """A CUDA binary tool: in $AMKL_CUDA_TOOLS, on PATH, in the toolkit, or Triton's bundled
+    copy (the 2-core machine's toolkit has nvcc but no cuobjdump / nvdisasm; a CI venv's
+    Triton has both)."""
+    cands = [os.path.join(os.environ.get("AMKL_CUDA_TOOLS", ""), name), shutil.which(name),
+             f"/usr/local/cuda/bin/{name}"]
     try:
-        import triton  # noqa: F401  (only for the path of its bundled tools)
-        path = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", name)
-        if os.path.exists(path):
-            return path
+        import triton  # (only for the path of its bundled tools)
+        cands.append(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin",
+                                  name))
     except ImportError:
         pass
-    sys.exit(f"sass_loop: {name} not found (CUDA toolkit or Triton)")
+    cands += glob.glob(f"/tmp/*/.venv/lib/python3*/site-packages/triton/backends/nvidia/bin/{name}")
+    for cand in cands:
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    sys.exit(f"sass_loop: {name} not found (set AMKL_CUDA_TOOLS to a folder that has it)")
+
+
+def run(cmd, **kw):
+    """Runs a tool; its failure ends the script with the tool's message."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"sass_loop: {' '.join(cmd[:2])} failed:\n{r.stderr[-4000:]}")
+    return r
 
 
 def parse_sass(text):
@@ -146,14 +158,11 @@ def main():
            "--expt-relaxed-constexpr", "--expt-extended-lambda", "-std=c++17", "-Xptxas=-v",
            "-diag-suppress", "3357,177,550", *args.flag, *(["-lineinfo"] if args.lines else []),
            "-c", cu, "-o", obj]
-    build = subprocess.run(cmd, capture_output=True, text=True)
-    if build.returncode != 0:
-        sys.exit(build.stderr[-4000:])
+    build = run(cmd)
     sp = spills(build.stderr)
     print(f"{args.elem} d={args.d} wg={args.wg} {args.act}: stack / spill stores / loads "
           f"{sp[0]} / {sp[1]} / {sp[2]} B" if sp else "no ptxas summary found")
-    sass = subprocess.run([find_tool("cuobjdump"), "-sass", obj], capture_output=True,
-                          text=True).stdout
+    sass = run([find_tool("cuobjdump"), "-sass", obj]).stdout
     body = steady_loop(parse_sass(sass))
     if not body:
         print("no steady loop found")
@@ -168,11 +177,9 @@ def main():
             for a, t, n in segments(body):
                 print(f"  {a:x} {t}  (+{n})")
     if args.lines:
-        subprocess.run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work,
-                       capture_output=True)
+        run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work)
         cubin = glob.glob(os.path.join(work, "*.cubin"))[0]
-        listing = subprocess.run([find_tool("nvdisasm"), "-g", "-c", cubin], capture_output=True,
-                                 text=True).stdout
+        listing = run([find_tool("nvdisasm"), "-g", "-c", cubin]).stdout
         print("local accesses of the kernel (address, instruction, source line):")
         for a, t, where in local_lines(listing):
             print(f"  {a:x} {t[:40]:40s} {where[0]}:{where[1]}" if where else f"  {a:x} {t}")
