@@ -13,7 +13,9 @@ dest=$1 name=$2 source=$3 flags=${4:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cutlass=${AMKL_CUTLASS_INCLUDE_DIR:-$root/.carry/cutlass/include}
 src=/tmp/ab-src-$name build=/tmp/ab-build-$name
-rm -rf "$src" && mkdir -p "$src" "$dest"
+# A fresh build folder each time: one left by an earlier session can name a Python or torch
+# that no longer exists (its CMake cache), and ninja then fails on a missing libc10.so.
+rm -rf "$src" "$build" && mkdir -p "$src" "$dest"
 if [ "$source" = "." ]; then
   tar -C "$root" --exclude='./build*' --exclude=./.carry --exclude=./.venv --exclude=./.git -cf - . \
     | tar -C "$src" -xf -
