@@ -49,6 +49,14 @@ def test_windows_wider_than_any_sequence(activation):
         torch.testing.assert_close(got[0], want[0], rtol=0, atol=0, msg=str(window))
         if activation == "softmax":
             torch.testing.assert_close(got[1], want[1], rtol=0, atol=0, msg=str(window))
+    # The backward resolves the window the same way.
+    grads = []
+    for window in [(huge, huge), (-1, -1)]:
+        qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+        amkl.attention(qg, kg, vg, activation=activation, window=window).sum().backward()
+        grads.append([qg.grad, kg.grad, vg.grad])
+    for g_huge, g_plain in zip(*grads):
+        torch.testing.assert_close(g_huge, g_plain, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("activation", ["softmax", "silu"])
