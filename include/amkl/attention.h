@@ -73,8 +73,11 @@ struct AttentionOptions {
   /// Multiplies f(S) (pointwise activations only; must be 1 for softmax).
   double out_scale = 1.0;
   bool causal = false;
-  int64_t window_left = -1;   ///< -1: unbounded (as is any side of 2^62 or more)
-  int64_t window_right = -1;  ///< -1: unbounded (as is any side of 2^62 or more)
+  /// -1: unbounded. So is any side of 2^62 or more, or of at least the longest query plus the
+  /// longest key sequence (where those bounds are known: dense inputs, validated offsets, or
+  /// max_seqlen_q / max_seqlen_k): such a side cuts no key.
+  int64_t window_left = -1;
+  int64_t window_right = -1;  ///< as window_left
   MaskAlign mask_align = MaskAlign::BottomRight;
   /// Softmax only: 0 disables; > 0 replaces S by softcap * tanh(S / softcap).
   double softcap = 0.0;

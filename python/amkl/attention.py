@@ -72,7 +72,8 @@ def attention(
         out_scale: multiplies ``f(S)``; pointwise only (must be 1.0 for softmax). Default 1.0.
         causal: key j visible to query i iff ``j <= i + offset`` (same as window right = 0).
         window: ``(left, right)`` sliding window, -1 = unbounded (so is any side of 2**62
-            or more). Default ``(-1, -1)``.
+            or more, or of at least the longest query plus the longest key sequence: it cuts
+            no key). Default ``(-1, -1)``.
         mask_align: where the causal/window diagonal sits when ``Lq != Lk``:
             ``"bottom_right"`` (default; FlashAttention, offset = Lk - Lq) or ``"top_left"``
             (offset 0; GDPA's symmetric window).

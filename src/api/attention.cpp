@@ -297,6 +297,18 @@ void validate_offsets(const AttentionInputs& in, const AttentionOptions& opt, Re
   if (in.q_to_kv.defined()) api::check_batch_map(in.q_to_kv, r.ks.batch, r.p.stream);
 }
 
+// A window side that reaches past every key of every sequence pair is -1 (unbounded): with
+// row i's diagonal at i + offset, offset in (-len_q, len_k), a side of len_q + len_k or more
+// cuts no key. Needs the length bounds (validate_offsets or the caller's max_seqlen); the GPU
+// kernels then take such windows (of any size) on their unmasked path, and the CPU the same
+// path as (-1, -1).
+void drop_windows_wider_than_sequences(AttentionParams& p) {
+  if (p.q_side.max_len < 0 || p.kv_side.max_len < 0) return;
+  const int64_t reach = p.q_side.max_len + p.kv_side.max_len;
+  if (p.window_left >= reach) p.window_left = -1;
+  if (p.window_right >= reach) p.window_right = -1;
+}
+
 void check_lse(const TensorRef& lse, const char* name, const Resolved& r) {
   require_dtype(lse, name, {DType::Float32});
   require_device(lse, name, r.p.device, "q");
@@ -360,6 +372,7 @@ void attention_forward(const AttentionInputs& in, const AttentionOptions& opt,
     set_lse(p, outs.lse, r.qs.jagged);
   }
   validate_offsets(in, opt, r);
+  drop_windows_wider_than_sequences(p);
   dispatch_check_forward(p);
   if (p.device.type == DeviceType::CPU) {
     cpu::attention_forward(p);
@@ -423,6 +436,7 @@ void attention_backward(const AttentionInputs& in, const AttentionOptions& opt,
     *g.dst = layout_of(g.t, g.jagged);
   }
   validate_offsets(in, opt, r);
+  drop_windows_wider_than_sequences(p);
   if (p.device.type == DeviceType::CPU) {
     cpu::attention_backward(p);
   } else {

@@ -59,6 +59,30 @@ def test_windows_wider_than_any_sequence(activation):
         torch.testing.assert_close(g_huge, g_plain, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("activation", ["softmax", "gelu"])
+def test_windows_past_the_longest_sequences(activation):
+    # A side of at least max len_q + max len_k cuts no key and is unbounded. What this guards
+    # is the GPU (--device cuda), whose masked path takes sides up to 2^30 only: it rejected
+    # these before they were dropped. Compared with the plain masks bitwise; a side just below
+    # that (which cuts nothing either, but stays a window) with the oracle.
+    q, k, v = randn(2, 9, 2, 16), randn(2, 13, 2, 16), randn(2, 13, 2, 16)
+    for window, plain in [((22, 22), {}), ((2**40, 2**31), {}), ((2**40, 0), {"causal": True}),
+                          ((2**33, 5), {"window": (-1, 5)})]:
+        got = amkl.attention(q, k, v, activation=activation, window=window)
+        want = amkl.attention(q, k, v, activation=activation, **plain)
+        torch.testing.assert_close(got, want, rtol=0, atol=0, msg=str(window))
+    check_attention(q, k, v, activation=activation, window=(21, 21))
+    # Jagged: the bounds come from the validated offsets, or from the caller's max_seqlen.
+    lq, lk = [5, 0, 9], [13, 4, 7]
+    qj, kj, vj = randn(sum(lq), 2, 16), randn(sum(lk), 2, 16), randn(sum(lk), 2, 16)
+    jag = dict(cu_seqlens_q=offsets(lq), cu_seqlens_k=offsets(lk))
+    want = amkl.attention(qj, kj, vj, activation=activation, **jag)
+    for extra in [{}, {"validate_offsets": False, "max_seqlen_q": 9, "max_seqlen_k": 13}]:
+        got = amkl.attention(qj, kj, vj, activation=activation, window=(2**35, 22), **jag,
+                             **extra)
+        torch.testing.assert_close(got, want, rtol=0, atol=0, msg=str(extra))
+
+
 @pytest.mark.parametrize("activation", ["softmax", "silu"])
 def test_top_left_alignment(activation):
     q, k, v = randn(2, 6, 2, 8), randn(2, 10, 2, 8), randn(2, 10, 2, 8)
