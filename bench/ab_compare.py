@@ -12,9 +12,10 @@ Cases (comma-separated --cases):
                            fill 1.0, activation fast_gelu)
   varkv:LQ:LK              Q and KV both jagged, B=1152, H=4, d=128, fast_gelu, lengths
                            uniform in [1, LQ] and [1, LK] (tiles of unequal cost)
-  softmax:B:H:L[:causal][:dD][:kvH]
+  softmax:B:H:L[:causal][:dD][:kvH][:qN]
                            dense bf16, layout [B, L, H, d], d = 128 unless dD (e.g. d64),
-                           H KV heads unless kvH (GQA, e.g. kv8)
+                           H KV heads unless kvH (GQA, e.g. kv8), queries of length N
+                           instead of L with qN (e.g. q16: short queries, L keys)
 A jagged case (gdpa, varkv) runs with validate_offsets=False (the kernel's time, not the host
 check's copy of the offsets and stream sync, which costs 0.1-0.3 ms per call: bench/NOTES.md
 step 9); the suffix ":validated" (e.g. gdpa:256:256:validated) measures the default call.
@@ -43,7 +44,8 @@ GDPA_B, GDPA_H, GDPA_D = 1152, 4, 128
 
 
 def softmax_shape(spec):
-    """(B, H, L, causal, d, h_kv) of a softmax:B:H:L[:causal][:dD][:kvH] case."""
+    """(B, H, L, causal, d, h_kv) of a softmax:B:H:L[:causal][:dD][:kvH][:qN] case (L: the key
+    length; the query length is softmax_query_len's)."""
     f = spec.split(":")
     B, H, L = int(f[1]), int(f[2]), int(f[3])
     causal, d, h_kv = False, 128, H
@@ -54,9 +56,32 @@ def softmax_shape(spec):
             d = int(opt[1:])
         elif opt.startswith("kv"):
             h_kv = int(opt[2:])
+        elif opt.startswith("q"):
+            int(opt[1:])  # softmax_query_len
         else:
             raise ValueError(f"unknown option {opt!r} in case {spec}")
     return B, H, L, causal, d, h_kv
+
+
+def softmax_query_len(spec):
+    """The query length of a softmax case: N with :qN, else L."""
+    f = spec.split(":")
+    for opt in f[4:]:
+        if opt.startswith("q"):
+            return int(opt[1:])
+    return int(f[3])
+
+
+def softmax_flops(B, H, d, lq, lk, causal):
+    """Forward FLOPs of dense softmax attention: 4 B H d per (query, key) pair computed. Causal
+    with lq == lk counts half of lq * lk, as the benchmark does (bench/attention_fwd.py); with
+    lq != lk, the pairs of the bottom-right mask exactly."""
+    if not causal:
+        return 4 * B * H * d * lq * lk
+    if lq == lk:
+        return 4 * B * H * d * lq * lk * 0.5
+    pairs = sum(min(max(i + lk - lq + 1, 0), lk) for i in range(lq))
+    return 4 * B * H * d * pairs
 
 
 def make_case(spec):
@@ -104,9 +129,10 @@ def make_case(spec):
                                        max_seqlen_k=lk, validate_offsets=validate)), flops
     if f[0] == "softmax":
         B, H, L, causal, d, h_kv = softmax_shape(":".join(f))
-        q = torch.randn(B, L, H, d, device="cuda", dtype=torch.bfloat16)
+        lq = softmax_query_len(":".join(f))
+        q = torch.randn(B, lq, H, d, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
-        flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
+        flops = softmax_flops(B, H, d, lq, L, causal)
         return (lambda: amkl.attention(q, k, v, causal=causal)), flops
     raise ValueError(f"unknown case {spec}")
 

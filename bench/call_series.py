@@ -24,7 +24,8 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ab_compare import GDPA_B, GDPA_D, GDPA_H, make_case, softmax_shape  # noqa: E402
+from ab_compare import (GDPA_B, GDPA_D, GDPA_H, make_case, softmax_flops,  # noqa: E402
+                        softmax_query_len, softmax_shape)
 from attention_fwd import sdpa  # noqa: E402
 from gpu_clock import ClockSampler, clock_at, summarize as clock_summary  # noqa: E402
 
@@ -67,8 +68,8 @@ def cudnn_case(spec):
     f = spec.split(":")
     if f[0] == "softmax":
         B, H, L, causal, d, h_kv = softmax_shape(spec)
-        flops = 4 * B * H * d * L * L * (0.5 if causal else 1.0)
-        lq = lk = L
+        lq, lk = softmax_query_len(spec), L
+        flops = softmax_flops(B, H, d, lq, lk, causal)
     elif f[0] == "gdpa":
         lq, lk = int(f[1]), int(f[2])
         B, H, d = GDPA_B, GDPA_H, GDPA_D
