@@ -44,8 +44,8 @@ void check_tma_layout(const char* name, const detail::TensorLayout& t, const det
     std::ostringstream m;
     m << "attention_forward on the GPU: " << name << "." << what << " = " << v
       << " elements; the Hopper kernels load " << name
-      << " with TMA, which needs 16-byte aligned strides (multiples of " << 16 / elem
-      << " elements) and a 16-byte aligned data pointer";
+      << " with TMA, which needs 16-byte aligned, non-negative strides (multiples of "
+      << 16 / elem << " elements) and a 16-byte aligned data pointer";
     not_supported(m.str());
   };
   if (reinterpret_cast<uintptr_t>(t.data) % 16 != 0)
@@ -53,8 +53,10 @@ void check_tma_layout(const char* name, const detail::TensorLayout& t, const det
   const int64_t rows = s.jagged ? s.total_rows : s.dense_len;
   if (rows > 1 && (t.row_stride * elem) % 16 != 0) bad("row stride", t.row_stride);
   if (rows > 1 && t.row_stride <= 0) bad("row stride", t.row_stride);
-  if (heads > 1 && (t.head_stride * elem) % 16 != 0) bad("head stride", t.head_stride);
-  if (!s.jagged && s.batch > 1 && (t.batch_stride * elem) % 16 != 0)
+  // Negative strides: TMA takes none (a descriptor built from one reads the wrong memory).
+  if (heads > 1 && ((t.head_stride * elem) % 16 != 0 || t.head_stride < 0))
+    bad("head stride", t.head_stride);
+  if (!s.jagged && s.batch > 1 && ((t.batch_stride * elem) % 16 != 0 || t.batch_stride < 0))
     bad("batch stride", t.batch_stride);
   if (rows >= (int64_t(1) << 31)) bad("rows", rows);
 }

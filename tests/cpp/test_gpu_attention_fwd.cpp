@@ -805,4 +805,34 @@ TEST(GpuFwdErrors, UnsupportedHeadDimThrowsNotSupported) {
   cudaFree(p);
 }
 
+TEST(GpuFwdErrors, NegativeStridesThrowNotSupported) {
+  // TMA takes no negative stride; the CPU backend does (the API accepts them on inputs).
+  if (!amkl::gpu_supported(0)) GTEST_SKIP() << "no Hopper GPU";
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 1 << 20), cudaSuccess);
+  const amkl::Device dev{amkl::DeviceType::CUDA, 0};
+  auto* base = static_cast<uint16_t*>(p);
+  for (bool head : {true, false}) {
+    amkl::AttentionInputs in;
+    // [B=2, L=16, H=2, d=64]; the negative stride on heads or batches, data at the last one.
+    const int64_t hs = head ? -64 : 64, bs = head ? 2048 : -2048;
+    in.q = amkl::TensorRef::make(base + (head ? 64 : 2048), DType::BFloat16, {2, 16, 2, 64},
+                                 {bs, 128, hs, 1}, dev);
+    in.k = amkl::TensorRef::make(base + 8192, DType::BFloat16, {2, 16, 2, 64}, {}, dev);
+    in.v = in.k;
+    amkl::AttentionForwardOutputs o;
+    o.out = amkl::TensorRef::make(base + 16384, DType::BFloat16, {2, 16, 2, 64}, {}, dev);
+    try {
+      amkl::attention_forward(in, amkl::AttentionOptions{}, o);
+      ADD_FAILURE() << "expected amkl::Error";
+    } catch (const amkl::Error& e) {
+      EXPECT_EQ(e.kind(), amkl::ErrorKind::NotSupported);
+      EXPECT_NE(std::string(e.what()).find(head ? "head stride" : "batch stride"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  cudaFree(p);
+}
+
 }  // namespace
