@@ -814,7 +814,8 @@ TEST(GpuFwdErrors, NegativeStridesThrowNotSupported) {
   auto* base = static_cast<uint16_t*>(p);
   for (bool head : {true, false}) {
     amkl::AttentionInputs in;
-    // [B=2, L=16, H=2, d=64]; the negative stride on heads or batches, data at the last one.
+    // [B=2, L=16, H=2, d=64], the stride of heads or of batches negative: element 0 of that dim
+    // lies last in memory.
     const int64_t hs = head ? -64 : 64, bs = head ? 2048 : -2048;
     in.q = amkl::TensorRef::make(base + (head ? 64 : 2048), DType::BFloat16, {2, 16, 2, 64},
                                  {bs, 128, hs, 1}, dev);
