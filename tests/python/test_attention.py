@@ -53,7 +53,8 @@ def test_windows_wider_than_any_sequence(activation):
     grads = []
     for window in [(huge, huge), (-1, -1)]:
         qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
-        amkl.attention(qg, kg, vg, activation=activation, window=window).sum().backward()
+        with helpers.unsupported_on_gpu_skips():  # no GPU backward yet
+            amkl.attention(qg, kg, vg, activation=activation, window=window).sum().backward()
         grads.append([qg.grad, kg.grad, vg.grad])
     for g_huge, g_plain in zip(*grads):
         torch.testing.assert_close(g_huge, g_plain, rtol=0, atol=0)
