@@ -10,22 +10,9 @@
 
 #include <cutlass/arch/barrier.h>
 
-namespace amkl::cuda {
+#include "cuda/common/ring_state.h"
 
-/// Position in a ring of kStages stages: the stage index and the parity of the round.
-template <int kStages>
-struct RingState {
-  int index_ = 0;
-  uint32_t phase_ = 0;
-  __device__ __forceinline__ int index() const { return index_; }
-  __device__ __forceinline__ uint32_t phase() const { return phase_; }
-  __device__ __forceinline__ void advance() {
-    if (++index_ == kStages) {
-      index_ = 0;
-      phase_ ^= 1u;
-    }
-  }
-};
+namespace amkl::cuda {
 
 /// Full/empty barrier pairs for one ring of smem stages.
 template <int kStages>

@@ -73,6 +73,14 @@ __device__ __forceinline__ void wgmma_issue(TiledMma& mma, TA const& a, TB const
   warpgroup_commit_batch();
 }
 
+/// x, through an instruction the compiler cannot look through: values derived from it are
+/// recomputed where they are used instead of being hoisted out of a loop and kept live.
+__device__ __forceinline__ int opaque_int(int x) {
+  int y;
+  asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
+}
+
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
   return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
@@ -188,24 +196,41 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   }
 }
 
-/// The keys a thread's two accumulator rows may see, [lo, hi) each, clamped to [0, len_k] so
-/// that 32-bit compares suffice. Built only for the blocks that need a mask (from the tile info
-/// in smem), so that no registers hold it across the mainloop.
-struct RowKeys {
-  int lo[2], hi[2];
-
-  template <class FragC>
-  __device__ __forceinline__ RowKeys(const FwdArgs& a, const TileInfo& w, const FragC& coord) {
-    const detail::SeqMask mask = tile_mask(a, w);
+/// Sets the entries of an S block that the mask hides to `fill` (0 for the pointwise
+/// activations, -inf for softmax). A thread holds two rows (fragment element i lies on row
+/// (i >> 1) & 1) at columns c0 + dc(i), where c0 is its first column and dc(i) a compile-time
+/// constant; so each row's allowed keys become bounds relative to c0 (from the tile's first-row
+/// bounds, fwd_row_keys.h) and every element is one or two compares against an immediate and
+/// a select. Without a left window a row's first allowed key is 0, never above the block's
+/// keys, and only the upper bound is tested (the causal masks). Built from the tile info in
+/// smem only for the blocks that need it, so that no registers hold it across the mainloop.
+template <class FragS, class FragC>
+__device__ __forceinline__ void mask_block(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
+                                           const FragC& coord, float fill) {
+  const int first_col = int(get<1>(coord(0)));
+  const int c0 = n0 + first_col;
+  int lo[2], hi[2];  // allowed: lo[r] <= dc(i) < hi[r]
+  CUTE_UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const int dr = int(get<0>(coord(2 * r)));  // fragment element 2r is on row r of the tile
+    lo[r] = row_key_bound(w.row0_begin, dr, w.len_k) - c0;
+    hi[r] = row_key_bound(w.row0_end, dr, w.len_k) - c0;
+  }
+  if (a.window_left < 0) {  // uniform
     CUTE_UNROLL
-    for (int r = 0; r < 2; ++r) {
-      const int row = w.m0 + int(get<0>(coord(2 * r)));  // fragment element 2r is on row r
-      lo[r] = clamp_key(mask.key_begin(row), w.len_k);
-      hi[r] = clamp_key(mask.key_end(row), w.len_k);
+    for (int i = 0; i < size(s); ++i) {
+      const int dc = int(get<1>(coord(i))) - first_col;  // a compile-time constant
+      if (!(dc < hi[(i >> 1) & 1])) s(i) = fill;
+    }
+  } else {
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); ++i) {
+      const int dc = int(get<1>(coord(i))) - first_col;
+      const int r = (i >> 1) & 1;
+      if (!(dc >= lo[r] && dc < hi[r])) s(i) = fill;
     }
   }
-  __device__ __forceinline__ bool allowed(int r, int j) const { return j >= lo[r] && j < hi[r]; }
-};
+}
 
 /// No extra work inside a score policy (see ScorePolicy::apply's `within`).
 struct NoWork {
@@ -242,13 +267,7 @@ struct ScorePolicy {
     } else {
       apply_act<kAct, kUnscaledHalf>(s, a.scale);
       within();
-      if (need_mask) {
-        const RowKeys keys(a, w, coord);
-        CUTE_UNROLL
-        for (int i = 0; i < size(s); ++i) {
-          if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = 0.f;
-        }
-      }
+      if (need_mask) mask_block(a, w, n0, s, coord, 0.f);
     }
   }
 
@@ -267,13 +286,7 @@ struct ScorePolicy {
       for (int i = 0; i < size(s); ++i) s(i) = mul * detail::act_fast_tanh(s(i) * inv);
       sl2 = 1.f;
     }
-    if (need_mask) {
-      const RowKeys keys(a, w, coord);
-      CUTE_UNROLL
-      for (int i = 0; i < size(s); ++i) {
-        if (!keys.allowed((i >> 1) & 1, n0 + int(get<1>(coord(i))))) s(i) = -INFINITY;
-      }
-    }
+    if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY);
     within();
     float bmax[2] = {-INFINITY, -INFINITY};
     CUTE_UNROLL
@@ -494,6 +507,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int kStagesK = Cfg::kStagesK;
   constexpr int kStagesV = Cfg::kStagesV;
   constexpr int kQStages = Cfg::kQStages;
+  // Three consumer warpgroups leave 32 registers to the producer's threads and 160 to the
+  // consumers', and ptxas spilled loop state in both (d = 64: ~200 B, nine local loads per key
+  // block on the consumers' path, three of them before the S issue; bench/NOTES.md step 17).
+  // Such kernels keep fewer values live (kTightRegisters): the V ring's position derived from
+  // the K ring's, Q's descriptors rebuilt at each S issue, the deferred O stores' state reset
+  // where it is not needed. Kernels with two warpgroups do not spill and keep their code (the
+  // same changes there made ptxas spill more, not less).
+  constexpr bool kTightRegisters = Cfg::kConsumerWarpgroups == 3;
+  // With as many V stages as K stages the V ring's position follows the K ring's: the loads
+  // come in pairs (K(n), then V(n)) and the consumers issue P V(n - 1) right after S(n), so
+  // each side can keep one ring position for both.
+  constexpr bool kVFollowsK = kTightRegisters && kStagesK == kStagesV;
   using SharedStorage = typename Cfg::SharedStorage;
   using BM = typename Cfg::BM;
   using BN = typename Cfg::BN;
@@ -557,7 +582,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor mK = params.tma_k.get_tma_tensor(params.shape_k);
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
     RingState<kStagesK> st_k;
-    RingState<kStagesV> st_v;
+    RingState<kStagesV> st_v_own;
+    RingState<kStagesV>& st_v = [&]() -> RingState<kStagesV>& {
+      if constexpr (kVFollowsK) {
+        return st_k;  // K(n)'s position until V(n) is issued, then both advance
+      } else {
+        return st_v_own;
+      }
+    }();
     RingState<kQStages> st_q;
     // The next posted tile's mailbox slot.
     auto next_tile = [&]() -> int {
@@ -623,7 +655,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK)), tKg(_, n),
              tKs(_, st_k.index()));
         AMKL_SM90_STAMP(LoadK, n);
-        st_k.advance();
+        if constexpr (!kVFollowsK) st_k.advance();
       };
       auto load_v = [&](int n) {
         smem.ring_v.producer_acquire(st_v);
@@ -683,7 +715,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == kWarpgroups - 1) turn_pass();  // warpgroup 0 takes the first turn
   RingState<kStagesK> st;  // K: the block whose S is issued next
-  RingState<kStagesV> st_v;  // V: the block whose P V is issued next
+  // V: the block whose P V is issued next; where it follows K, the K position one back.
+  RingState<kStagesV> st_v_own;
+  auto st_v_of = [&]() -> RingState<kStagesV> {
+    if constexpr (kVFollowsK) {
+      return st.prev();
+    } else {
+      return st_v_own;
+    }
+  };
+  auto st_v_advance = [&] {
+    if constexpr (!kVFollowsK) st_v_own.advance();
+  };
   RingState<kQStages> st_q;
   RingState<Mailbox::kNumSlots> slot;
   bool s_issued = false;  // S of this tile's first block was issued at the end of the last tile
@@ -693,6 +736,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Vec16Rows<Element> deferred_rows;
   float deferred_mul[2];
   ScorePolicy pol;
+  // The Q stage's index inside the block loop. Where registers are tight it is made opaque,
+  // so that the compiler derives Q's WGMMA descriptors from it at each issue instead of
+  // keeping one per k-step live through the loop (ptxas spilled those and reloaded three
+  // 64-bit descriptors before every S issue).
+  auto q_index_in_loop = [&] {
+    if constexpr (kTightRegisters) {
+      return opaque_int(st_q.index());
+    } else {
+      return st_q.index();
+    }
+  };
   // One thread per warpgroup releases its Q stages (the ring counts warpgroups): the first.
   const bool q_releaser = tid % 128 == 0;
   // O leaves this warpgroup's tile through the Q stage (kStageO) where the output allows, the
@@ -808,10 +862,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         turn_wait();
         AMKL_SM90_STAMP(IssueBegin, n);
         smem.ring_k.consumer_wait(st);
-        wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
-        smem.ring_v.consumer_wait(st_v);
+        wgmma_issue(mma_qk, tSrQ(_, _, _, q_index_in_loop()), tSrK(_, _, _, st.index()), tSrS,
+                    true);
+        smem.ring_v.consumer_wait(st_v_of());
         warpgroup_fence_operand(tOrP);
-        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
+        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
         first_pv = false;
         turn_pass();
         AMKL_SM90_STAMP(IssueEnd, n);
@@ -823,7 +878,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);
         warpgroup_fence_operand(tOrO);
-        smem.ring_v.consumer_release(st_v);
+        smem.ring_v.consumer_release(st_v_of());
         if constexpr (softmax) {
           // factor is exactly 1 unless the row's max moved (softmax_block's slack): no rescale
           // where no row of the warp moved.
@@ -834,7 +889,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         convert_pairs(tSrS, tOrP);
         st.advance();
-        st_v.advance();
+        st_v_advance();
       }
       q_stage = st_q.index();
       st_q.advance();
@@ -852,9 +907,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (s_issued) smem.ring_q.consumer_wait(st_q);
       turn_wait();
       AMKL_SM90_STAMP(IssueBegin, n_max);
-      smem.ring_v.consumer_wait(st_v);
+      smem.ring_v.consumer_wait(st_v_of());
       warpgroup_fence_operand(tOrP);
-      wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v.index()), tOrO, first_pv);
+      wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
       first_pv = false;
       if (s_issued) smem.ring_k.consumer_wait(st);
       wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
@@ -863,8 +918,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_wait<1>();
       AMKL_SM90_STAMP(PvReady, n_max);
       warpgroup_fence_operand(tOrO);
-      smem.ring_v.consumer_release(st_v);
-      st_v.advance();
+      smem.ring_v.consumer_release(st_v_of());
+      st_v_advance();
     } else {
       s_issued = false;
       flush_staged_q();
@@ -892,6 +947,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // bench/NOTES.md step 9); deferred, the tile took 2.7% fewer cycles and the short-KV
       // rows ran 2-11% faster. O's registers stay untouched until then: the next P V that
       // writes them comes after.
+      if constexpr (kTightRegisters) {
+        // Written on every path, so that the last deferral's values are not kept live through
+        // the next tile's loop (they are read only where `deferred` is set).
+        deferred_rows = Vec16Rows<Element>{};
+        deferred_mul[0] = deferred_mul[1] = 0.f;
+      }
       if (!wr.has_blocks()) {
         // Rows without keys are exact zeros. O's registers hold the CTA's last tile (or
         // nothing yet), and O * 0 is NaN where that was inf or NaN. A fragment of its own,

@@ -9,6 +9,7 @@
 #include "cuda/common/seqlen_info.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_args.h"
+#include "cuda/sm90/fwd_row_keys.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -18,6 +19,7 @@ struct TileInfo {
   int bk = 0, start_q = 0, len_q = 0, start_k = 0, len_k = 0;
   int n_block_min = 0, n_block_max = 0;  ///< the key blocks any row of the tile may see
   int full_lo = 0, full_hi = 0;          ///< keys in [full_lo, full_hi) are allowed for every row
+  int row0_begin = 0, row0_end = 0;      ///< row m0's key bounds (fwd_row_keys.h)
   bool skip = true;                      ///< no query row of this tile exists
 
   __device__ __forceinline__ int n_blocks() const { return n_block_max - n_block_min; }
@@ -65,6 +67,10 @@ __device__ __forceinline__ TileInfo decode_tile(const FwdArgs& a, const TileSche
   w.n_block_max = key_hi > key_lo ? (key_hi + kBlockN - 1) / kBlockN : w.n_block_min;
   w.full_lo = clamp_key(mask.key_begin(m_last), seq.len_k);
   w.full_hi = clamp_key(mask.key_end(w.m0), seq.len_k);
+  static_assert(kBlockM <= kRowSpan, "a tile's rows must lie within kRowSpan of its first");
+  const TileKeyBounds bounds = tile_key_bounds(mask, w.m0);
+  w.row0_begin = bounds.begin0;
+  w.row0_end = bounds.end0;
   return w;
 }
 
