@@ -3,6 +3,7 @@
 // re-check; nothing is written before every check has passed.
 #include "amkl/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -142,13 +143,6 @@ void check_options(const AttentionOptions& o, const Device& dev) {
   }
 }
 
-/// A window side as the backends take it: one of at least kUnboundedWindow keys reaches past
-/// every key of any sequence, so it is -1 (unbounded). The mask's row arithmetic (i + offset
-/// +- window, common/mask.h) then never leaves int64: a window of 2^63 - 1 overflowed there and
-/// its rows silently lost their keys.
-constexpr int64_t kUnboundedWindow = int64_t(1) << 62;
-int64_t effective_window(int64_t w) { return w >= kUnboundedWindow ? -1 : w; }
-
 Resolved resolve_inputs(const AttentionInputs& in, const AttentionOptions& opt) {
   require_defined(in.q, "q");
   require_defined(in.k, "k");
@@ -266,8 +260,8 @@ Resolved resolve_inputs(const AttentionInputs& in, const AttentionOptions& opt) 
                                         : opt.scale);
   p.out_scale = float(opt.out_scale);
   p.softcap = float(opt.softcap);
-  p.window_left = effective_window(opt.window_left);
-  p.window_right = opt.causal ? 0 : effective_window(opt.window_right);
+  p.window_left = opt.window_left;  // as the backends take it: drop_unbounded_window_sides
+  p.window_right = opt.causal ? 0 : opt.window_right;
   p.mask_align = opt.mask_align;
   p.deterministic = opt.deterministic;
   p.emulate = opt.emulate;
@@ -297,14 +291,18 @@ void validate_offsets(const AttentionInputs& in, const AttentionOptions& opt, Re
   if (in.q_to_kv.defined()) api::check_batch_map(in.q_to_kv, r.ks.batch, r.p.stream);
 }
 
-// A window side that reaches past every key of every sequence pair is -1 (unbounded): with
-// row i's diagonal at i + offset, offset in (-len_q, len_k), a side of len_q + len_k or more
-// cuts no key. Needs the length bounds (validate_offsets or the caller's max_seqlen); the GPU
-// kernels then take such windows (of any size) on their unmasked path, and the CPU the same
-// path as (-1, -1).
-void drop_windows_wider_than_sequences(AttentionParams& p) {
-  if (p.q_side.max_len < 0 || p.kv_side.max_len < 0) return;
-  const int64_t reach = p.q_side.max_len + p.kv_side.max_len;
+/// The window sides as the backends take them: a side that reaches past every key of every
+/// sequence pair is -1 (unbounded). With row i's diagonal at i + offset, offset in (-len_q,
+/// len_k), a side of max len_q + max len_k or more cuts no key (where validate_offsets or the
+/// caller's max_seqlen bounds the lengths; the GPU kernels then run such windows, of any size,
+/// on their unmasked path); and so does one of 2^62 or more whatever the lengths, which keeps
+/// the mask's row arithmetic (i + offset +- window, common/mask.h) in int64 (a side of 2^63 - 1
+/// overflowed there and its rows silently lost their keys).
+void drop_unbounded_window_sides(AttentionParams& p) {
+  int64_t reach = int64_t(1) << 62;
+  if (p.q_side.max_len >= 0 && p.kv_side.max_len >= 0) {
+    reach = std::min(reach, p.q_side.max_len + p.kv_side.max_len);
+  }
   if (p.window_left >= reach) p.window_left = -1;
   if (p.window_right >= reach) p.window_right = -1;
 }
@@ -372,7 +370,7 @@ void attention_forward(const AttentionInputs& in, const AttentionOptions& opt,
     set_lse(p, outs.lse, r.qs.jagged);
   }
   validate_offsets(in, opt, r);
-  drop_windows_wider_than_sequences(p);
+  drop_unbounded_window_sides(p);
   dispatch_check_forward(p);
   if (p.device.type == DeviceType::CPU) {
     cpu::attention_forward(p);
@@ -436,7 +434,7 @@ void attention_backward(const AttentionInputs& in, const AttentionOptions& opt,
     *g.dst = layout_of(g.t, g.jagged);
   }
   validate_offsets(in, opt, r);
-  drop_windows_wider_than_sequences(p);
+  drop_unbounded_window_sides(p);
   if (p.device.type == DeviceType::CPU) {
     cpu::attention_backward(p);
   } else {
