@@ -125,6 +125,23 @@ def test_strided_and_broadcast_inputs():
     check_attention(q, k, v, activation="fast_gelu")
 
 
+def test_head_major_storage():
+    # q, k, v stored [B, H, L, d] (SDPA's layout) and passed as [B, L, H, d] views: a head
+    # stride above the row stride. With GQA and short queries, the path that packs query
+    # heads into one tile on the GPU; with long ones, the ordinary one.
+    d = helpers.head_dim(16)
+
+    def head_major(b, length, h):
+        return randn(b, h, length, d).transpose(1, 2)
+
+    for lq, lk, h, h_kv, causal in ((5, 40, 8, 2, False), (3, 7, 4, 1, True),
+                                    (70, 90, 4, 4, True), (150, 150, 4, 2, False)):
+        q, k, v = head_major(2, lq, h), head_major(2, lk, h_kv), head_major(2, lk, h_kv)
+        assert q.stride(2) > q.stride(1)
+        check_attention(q, k, v, causal=causal)
+        check_attention(q, k, v, activation="fast_gelu", causal=causal)
+
+
 def test_lse_only_for_softmax():
     q = randn(1, 4, 1, 8)
     out, lse = amkl.attention(q, q, q, return_lse=True)
