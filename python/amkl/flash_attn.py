@@ -51,7 +51,9 @@ def flash_attn_func(
         softmax_scale: default ``1/sqrt(d)``.
         causal: bottom-right aligned causal mask. window_size: ``(left, right)``, -1 unbounded.
         softcap: 0 disables. deterministic: bitwise reproducible backward.
-        pack_gqa: accepted, no effect (amkl does not pack query heads into a tile yet).
+        pack_gqa: accepted, no effect: amkl packs a KV head's query heads into one tile on its
+            own, where the query sequences are shorter than a tile (``pack_gqa=False`` does
+            not turn that off).
         qv, q_descale, k_descale, v_descale, attention_chunk, num_splits, sm_margin: only
             their defaults are supported.
         return_attn_probs: also return the softmax LSE (FA3's behaviour for this flag).

@@ -567,6 +567,104 @@ std::vector<Case> all_cases() {
       v.push_back(c);
     }
   }
+  // GQA packing (a KV head's query heads in one tile) where the query sequences are shorter
+  // than a tile: chosen automatically for each case below but the last (ceil(L_q G / 128) < G,
+  // two consumer warpgroups: the three-warpgroup kernels do not pack);
+  // gpu-check also runs every case with it forced (the GQA cases above then pack too).
+  for (int r : {2, 4, 8, 16}) {
+    for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+      Case c;
+      c.H = 16;
+      c.Hkv = 16 / r;
+      c.act = a;
+      c.lq = {1, 7, 16, 33, 0};
+      c.lk = {300, 129, 1, 64, 50};
+      c.q_jagged = r != 4;
+      c.seqused_q = r == 4;  // dense q: the lengths through seqused
+      c.k_jagged = r == 8;
+      if (r == 8) c.lk = {300, 129, 0, 64, 50};  // a sequence without keys: the zeros path
+      c.causal = r == 2;
+      c.wl = r == 16 ? 20 : -1;
+      c.wr = r == 16 ? 3 : -1;
+      c.out_f32 = a == Activation::Softmax;
+      c.name = "pack_gqa_" + std::to_string(r) + "_" + amkl::activation_name(a);
+      v.push_back(c);
+    }
+  }
+  for (std::pair<int, int> dd : {std::pair<int, int>{64, 64}, {256, 256}, {192, 128}}) {
+    Case c;
+    c.dtype = dd.first == 64 ? DType::Float16 : DType::BFloat16;
+    c.d = dd.first;
+    c.dv = dd.second;
+    c.H = 8;
+    c.Hkv = 2;
+    c.act = dd.first == 256 ? Activation::Silu : Activation::Softmax;
+    c.lq = {5, 32};
+    c.lk = {200, 33};
+    c.q_row_pad = 8;
+    c.name = "pack_gqa_d" + std::to_string(dd.first) + "_" + std::to_string(dd.second);
+    v.push_back(c);
+  }
+  {  // packed GQA (8 heads over 2 KV heads) with the other layouts and output paths
+    const auto gqa = [] {
+      Case c;
+      c.H = 8;
+      c.Hkv = 2;
+      return c;
+    };
+    Case c = gqa();
+    c.act = Activation::FastGelu;
+    c.lq = {5, 30, 1, 64};
+    c.lk = {257, 64};
+    c.q_jagged = c.k_jagged = true;
+    c.q_to_kv = {1, 0, 1, 0};
+    c.name = "pack_gqa_q_to_kv";
+    v.push_back(c);
+    c = gqa();
+    c.act = Activation::Softmax;
+    c.lq = {50};
+    c.lk = {256, 100, 300};
+    c.broadcast_q = true;
+    c.dense_lq = 50;
+    c.name = "pack_gqa_broadcast_q";
+    v.push_back(c);
+    c = gqa();
+    c.act = Activation::Softmax;
+    c.lq = {0, 1, 63, 60, 5};
+    c.lk = {5, 129, 300, 64, 1000};
+    c.q_jagged = true;
+    c.seqused_q = true;
+    c.q_lead = 5;
+    c.q_trail = 130;
+    c.name = "pack_gqa_lead_trail_seqused";
+    v.push_back(c);
+    for (int pad : {2, 3}) {  // 16-bit O by pair stores (2) and element stores (3)
+      c = gqa();
+      c.act = pad == 2 ? Activation::FastGelu : Activation::Softmax;
+      c.lq = {20, 1, 60};
+      c.lk = {200, 65, 3};
+      c.q_jagged = true;
+      c.out_row_pad = pad;
+      c.out_f32 = false;
+      c.name = "pack_gqa_out_row_pad" + std::to_string(pad);
+      v.push_back(c);
+    }
+    c = gqa();  // causal dense: 6 (sequence, KV head) pairs in sections of 4 and 2
+    c.lq = {60, 60, 60};
+    c.lk = {300, 300, 300};
+    c.causal = true;
+    c.section_pairs = 4;
+    c.name = "pack_gqa_sections_causal";
+    v.push_back(c);
+    c = gqa();  // several packed tiles per sequence (packed only by gpu-check's forced pass)
+    c.d = c.dv = 64;
+    c.lq = {100, 37};
+    c.lk = {300, 90};
+    c.q_jagged = c.k_jagged = true;
+    c.causal = true;
+    c.name = "pack_gqa_d64_causal_tiles";
+    v.push_back(c);
+  }
   // q_to_kv (ad-to-request), broadcast q, strided rows, softcap, scales, float32 out.
   {
     Case c;

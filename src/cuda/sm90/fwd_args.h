@@ -13,6 +13,9 @@ struct FwdArgs {
   detail::SeqSide q_side, kv_side;
   const int32_t* q_to_kv = nullptr;
   int heads_q = 0, heads_kv = 0, group = 1;  // group = H / H_kv
+  // GQA packing (fwd_pack_gqa.h): log2 of the query heads per tile; 0: a tile is one query
+  // head's rows. Packed, the scheduler's heads are the KV heads.
+  int pack_shift = 0;
   // TMA coordinate multipliers: 0 where a stride is 0 (a broadcast head or batch dim).
   int q_head_mul = 1, q_batch_mul = 1, kv_head_mul = 1, kv_batch_mul = 1, v_head_mul = 1,
       v_batch_mul = 1;
@@ -37,7 +40,7 @@ struct FwdArgs {
   float softcap = 0.f;
   int64_t window_left = -1, window_right = -1;
   bool bottom_right = true;
-  int num_m_blocks = 0;  // query tiles per (sequence, head)
+  int num_m_blocks = 0;  // query tiles per (sequence, head); packed, per (sequence, KV head)
   bool reverse_m = false;  // causal: heaviest tiles (last rows) first
   int pairs_per_section = 0;  // TileScheduler::section (dense calls with reverse_m)
   int* tile_counter = nullptr;  // zeroed before the launch (dynamic tile scheduler)

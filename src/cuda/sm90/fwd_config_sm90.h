@@ -16,6 +16,7 @@
 
 #include "cuda/common/pipeline.h"
 #include "cuda/common/tile_mailbox.h"
+#include "cuda/sm90/fwd_smem_tile.h"
 #include "cuda/sm90/fwd_tile.h"
 
 namespace amkl::cuda::sm90 {
@@ -43,6 +44,10 @@ struct FwdConfig {
                     (kConsumerWarpgroups == 3 && kHasThreeWarpgroups<kHeadDim, kHeadDimV>),
                 "three consumer warpgroups only where kHasThreeWarpgroups");
   static constexpr int kBlockM = 64 * kConsumerWarpgroups;
+  // GQA packing (fwd_pack_gqa.h) in the two-warpgroup kernels only: chosen for query sequences
+  // shorter than a tile, which get two warpgroups anyway, and with three the run-time row map
+  // cost spills in the loop (bench/NOTES.md step 18); there the shift is 0 at compile time.
+  static constexpr bool kPacksGqa = kConsumerWarpgroups == 2;
   static constexpr int kBlockN =
 #if defined(AMKL_SM90_BLOCK_N)  // measurement builds only (bench/NOTES.md): d = 128's forced
       kHeadDim == 128 ? AMKL_SM90_BLOCK_N :
@@ -89,7 +94,7 @@ struct FwdConfig {
 
   using SmemAtom = GMMA::Layout_K_SW128_Atom<Element>;  // rows of 64 elements (128 B)
   static_assert(kHeadDim % 64 == 0 && kHeadDimV % 64 == 0, "head dims must be multiples of 64");
-  using SmemLayoutQStage = decltype(tile_to_shape(SmemAtom{}, Shape<BM, D>{}));
+  using SmemLayoutQStage = SmemTile<Element, BM, D>;  // GQA packing's TMA relies on its form
   using SmemLayoutKStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, D>{}));
   using SmemLayoutVStage = decltype(tile_to_shape(SmemAtom{}, Shape<BN, DV>{}));
   // Stage counts within the smem budget, in the order they pay off: a second Q buffer (the

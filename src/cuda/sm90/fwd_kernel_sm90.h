@@ -2,7 +2,8 @@
 // once per activation (softmax or one of the twelve pointwise activations).
 //
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
-// one head of one query sequence).
+// one head of one query sequence, or with GQA packing kBlockM / G positions of each of a KV
+// head's G query heads: fwd_pack_gqa.h).
 //   warpgroup 0, two threads: the scheduler (warp 1) takes tile indices, decodes each tile
 //     once (TileInfo) and posts it through a smem mailbox to the loader and the consumers, up
 //     to the mailbox's slots ahead; the loader (warp 0) TMA-loads Q into a (double-buffered
@@ -53,6 +54,9 @@ struct FwdParams {
   typename Cfg::TmaV tma_v;
   typename Cfg::TmaO tma_o;  // set where args.out_tma
   typename Cfg::GmemShape shape_q, shape_k, shape_v, shape_o;
+  // GQA packing (args.pack_shift > 0): q as (d, heads, rows, batch), boxes of (64, G,
+  // kBlockM / G, 1) into the Q stage's 64-column blocks (fwd_pack_gqa.h).
+  TmaDescriptor tma_q_packed;
 };
 
 /// Issues one WGMMA batch C = A * B (zero_init) or C += A * B over all k-blocks of A and B (not
@@ -196,6 +200,14 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
   }
 }
 
+/// The pack shift a kernel works with: FwdArgs::pack_shift where the kernel packs GQA
+/// (FwdConfig::kPacksGqa), else 0 at compile time, so such kernels' code stays as without
+/// packing (with three warpgroups the run-time shift cost spills: bench/NOTES.md step 18).
+template <bool kPacks>
+__device__ __forceinline__ int pack_shift_of(const FwdArgs& a) {
+  return kPacks ? a.pack_shift : 0;
+}
+
 /// Sets the entries of an S block that the mask hides to `fill` (0 for the pointwise
 /// activations, -inf for softmax). A thread holds two rows (fragment element i lies on row
 /// (i >> 1) & 1) at columns c0 + dc(i), where c0 is its first column and dc(i) a compile-time
@@ -204,15 +216,17 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
 /// a select. Without a left window a row's first allowed key is 0, never above the block's
 /// keys, and only the upper bound is tested (the causal masks). Built from the tile info in
 /// smem only for the blocks that need it, so that no registers hold it across the mainloop.
+/// With GQA packing a row's position is the first row's plus its tile row >> pack_shift.
 template <class FragS, class FragC>
 __device__ __forceinline__ void mask_block(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
-                                           const FragC& coord, float fill) {
+                                           const FragC& coord, float fill, int pack_shift) {
   const int first_col = int(get<1>(coord(0)));
   const int c0 = n0 + first_col;
   int lo[2], hi[2];  // allowed: lo[r] <= dc(i) < hi[r]
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
-    const int dr = int(get<0>(coord(2 * r)));  // fragment element 2r is on row r of the tile
+    // fragment element 2r is on row r of the tile; dr: its position after the first row's
+    const int dr = int(get<0>(coord(2 * r))) >> pack_shift;
     lo[r] = row_key_bound(w.row0_begin, dr, w.len_k) - c0;
     hi[r] = row_key_bound(w.row0_end, dr, w.len_k) - c0;
   }
@@ -254,8 +268,8 @@ struct ScorePolicy {
   /// after the activation (or before softmax's exponentials), where ptxas may schedule its
   /// instructions among the policy's. (For fast_gelu it does not: the stores follow the
   /// activation's uniform branch and run as a block of their own; bench/NOTES.md step 9.)
-  template <Activation kAct, int kBlockN, bool kUnscaledHalf, class FragS, class FragC,
-            class Within = NoWork>
+  template <Activation kAct, int kBlockN, bool kUnscaledHalf, bool kPacks, class FragS,
+            class FragC, class Within = NoWork>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2],
                                         Within&& within = NoWork{}) {
@@ -263,17 +277,17 @@ struct ScorePolicy {
     const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
     factor[0] = factor[1] = 1.f;
     if constexpr (kAct == Activation::Softmax) {
-      softmax_block(a, w, n0, need_mask, s, coord, factor, within);
+      softmax_block<kPacks>(a, w, n0, need_mask, s, coord, factor, within);
     } else {
       apply_act<kAct, kUnscaledHalf>(s, a.scale);
       within();
-      if (need_mask) mask_block(a, w, n0, s, coord, 0.f);
+      if (need_mask) mask_block(a, w, n0, s, coord, 0.f, pack_shift_of<kPacks>(a));
     }
   }
 
   /// Softmax on one S block: softcap, mask to -inf, the online max and sum (factor: what O's
   /// rows must be rescaled by).
-  template <class FragS, class FragC, class Within>
+  template <bool kPacks, class FragS, class FragC, class Within>
   __device__ __forceinline__ void softmax_block(const FwdArgs& a, const TileInfo& w, int n0,
                                                 bool need_mask, FragS& s, const FragC& coord,
                                                 float (&factor)[2], Within& within) {
@@ -286,7 +300,7 @@ struct ScorePolicy {
       for (int i = 0; i < size(s); ++i) s(i) = mul * detail::act_fast_tanh(s(i) * inv);
       sl2 = 1.f;
     }
-    if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY);
+    if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY, pack_shift_of<kPacks>(a));
     within();
     float bmax[2] = {-INFINITY, -INFINITY};
     CUTE_UNROLL
@@ -322,7 +336,7 @@ struct ScorePolicy {
 /// out_scale) and, for softmax, writes the rows' LSE.
 constexpr float kLn2 = 0.6931471805599453f;
 
-template <class FragC, class Within = NoWork>
+template <bool kPacks, class FragC, class Within = NoWork>
 __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo& w, bool softmax,
                                                float p_unit, const ScorePolicy& pol,
                                                const FragC& coord, int tid, float (&mul)[2],
@@ -355,9 +369,11 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
     CUTE_UNROLL
     for (int r = 0; r < 2; ++r) {
       const int row = int(get<0>(coord(2 * r)));
-      if (w.m0 + row < w.len_q) {
-        a.lse[int64_t(w.b) * a.lse_batch + int64_t(w.h) * a.lse_head +
-              int64_t(w.start_q + w.m0 + row) * a.lse_row] = lse[r];
+      const int pos = packed_row_position(w.m0, row, pack_shift_of<kPacks>(a));
+      if (pos < w.len_q) {
+        a.lse[int64_t(w.b) * a.lse_batch +
+              int64_t(packed_row_head(w.h, row, pack_shift_of<kPacks>(a))) * a.lse_head +
+              int64_t(w.start_q + pos) * a.lse_row] = lse[r];
       }
     }
   }
@@ -365,15 +381,17 @@ __device__ __forceinline__ void epilogue_scale(const FwdArgs& a, const TileInfo&
 
 /// A thread's two rows of O (fragment element 2r lies on row r): the address of column `col`
 /// in each, and whether the row exists.
-template <class OutT, class FragC>
+template <class OutT, bool kPacks, class FragC>
 __device__ __forceinline__ void o_rows(const FwdArgs& a, const TileInfo& w, const FragC& coord,
                                        int col, OutT* (&row_ptr)[2], bool (&row_ok)[2]) {
   CUTE_UNROLL
   for (int r = 0; r < 2; ++r) {
     const int row = int(get<0>(coord(2 * r)));
-    row_ok[r] = w.m0 + row < w.len_q;
-    row_ptr[r] = static_cast<OutT*>(a.out) + int64_t(w.b) * a.o_batch + int64_t(w.h) * a.o_head +
-                 int64_t(w.start_q + w.m0 + row) * a.o_row + col;
+    const int pos = packed_row_position(w.m0, row, pack_shift_of<kPacks>(a));
+    row_ok[r] = pos < w.len_q;
+    row_ptr[r] = static_cast<OutT*>(a.out) + int64_t(w.b) * a.o_batch +
+                 int64_t(packed_row_head(w.h, row, pack_shift_of<kPacks>(a))) * a.o_head +
+                 int64_t(w.start_q + pos) * a.o_row + col;
   }
 }
 
@@ -381,13 +399,13 @@ __device__ __forceinline__ void o_rows(const FwdArgs& a, const TileInfo& w, cons
 /// (fragment element i lies on row (i >> 1) & 1) and pairs of adjacent columns at fixed
 /// distances from its first column, so each store is one address register plus an immediate
 /// offset; the row bound is one predicate per row.
-template <class OutT, bool kPairs, class FragO, class FragC>
+template <class OutT, bool kPairs, bool kPacks, class FragO, class FragC>
 __device__ __forceinline__ void store_o_rows(const FwdArgs& a, const TileInfo& w, const FragO& o,
                                              const FragC& coord, const float (&mul)[2]) {
   const int col0 = int(get<1>(coord(0)));
   OutT* row_ptr[2];
   bool row_ok[2];
-  o_rows<OutT>(a, w, coord, col0, row_ptr, row_ok);
+  o_rows<OutT, kPacks>(a, w, coord, col0, row_ptr, row_ok);
   CUTE_UNROLL
   for (int i = 0; i < size(o); i += 2) {
     const int r = (i >> 1) & 1;
@@ -437,10 +455,13 @@ struct Vec16Rows {
   OutT* ptr[2];
   bool ok[2];
 
-  Vec16Rows() = default;
-  template <class FragC>
-  __device__ __forceinline__ Vec16Rows(const FwdArgs& a, const TileInfo& w, const FragC& coord) {
-    o_rows<OutT>(a, w, coord, int(get<1>(coord(0))) - 2 * int(threadIdx.x % 4), ptr, ok);
+  template <bool kPacks, class FragC>
+  __device__ __forceinline__ static Vec16Rows at(const FwdArgs& a, const TileInfo& w,
+                                                 const FragC& coord) {
+    Vec16Rows r;
+    o_rows<OutT, kPacks>(a, w, coord, int(get<1>(coord(0))) - 2 * int(threadIdx.x % 4), r.ptr,
+                         r.ok);
+    return r;
   }
 };
 
@@ -480,17 +501,17 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
                                                const float (&mul)[2]) {
   using Element = typename Cfg::Element;
   if (a.out_vec16) {
-    store_o_vec16(Vec16Rows<Element>(a, w, coord), o, mul);
+    store_o_vec16(Vec16Rows<Element>::template at<Cfg::kPacksGqa>(a, w, coord), o, mul);
   } else if (a.out_f32) {
     if (a.out_pairs) {
-      store_o_rows<float, true>(a, w, o, coord, mul);
+      store_o_rows<float, true, Cfg::kPacksGqa>(a, w, o, coord, mul);
     } else {
-      store_o_rows<float, false>(a, w, o, coord, mul);
+      store_o_rows<float, false, Cfg::kPacksGqa>(a, w, o, coord, mul);
     }
   } else if (a.out_pairs) {
-    store_o_rows<Element, true>(a, w, o, coord, mul);
+    store_o_rows<Element, true, Cfg::kPacksGqa>(a, w, o, coord, mul);
   } else {
-    store_o_rows<Element, false>(a, w, o, coord, mul);
+    store_o_rows<Element, false, Cfg::kPacksGqa>(a, w, o, coord, mul);
   }
 }
 
@@ -613,6 +634,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     };
     auto load_q = [&](const TileInfo& w) {
       const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
+      if (Cfg::kPacksGqa && a.pack_shift > 0) {  // GQA packing: a 4-D box per 64 columns
+        smem.ring_q.producer_acquire(st_q);
+        uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
+        Element* stage = smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
+        constexpr auto kEvictNormal = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);  // CuTe's
+        CUTE_UNROLL
+        for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
+          SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, kEvictNormal,
+                                 stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
+                                 w.start_q + w.m0, qb);
+        }
+        AMKL_SM90_STAMP(LoadQ, 0);
+        st_q.advance();
+        return;
+      }
       Tensor gQ = local_tile(
           domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
           Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
@@ -636,7 +672,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
         continue;
       }
-      const int hk = w.h / a.group;
+      const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<Cfg::kPacksGqa>(a));
       const int kb = a.kv_side.jagged ? 0 : w.bk * a.kv_batch_mul;
       const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
       Tensor gK = local_tile(
@@ -708,6 +744,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<BM, typename Cfg::DV>{}));
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
   constexpr bool softmax = kAct == Activation::Softmax;
+  constexpr bool kPacks = Cfg::kPacksGqa;
   constexpr bool kUnscaledHalf =
       kAct == Activation::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
 
@@ -827,7 +864,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     AMKL_SM90_STAMP(TileStart, w.n_blocks());
     pol.reset();
     bool first_pv = true;  // the tile's first P V zeroes O
-    stage_o = Cfg::kStageO && a.out_tma && w.has_blocks() && w.m0 + 64 * (cwg + 1) <= w.len_q;
+    stage_o = Cfg::kStageO && a.out_tma && pack_shift_of<kPacks>(a) == 0 && w.has_blocks() &&
+              w.m0 + 64 * (cwg + 1) <= w.len_q;
     int q_stage = 0;  // this tile's Q stage
     if (w.has_blocks()) {
       const int n_min = w.n_block_min, n_max = w.n_block_max;
@@ -846,12 +884,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       s_landed(n_min, n_max);
       flush_staged_q();
       if (deferred) {  // uniform: from s_issued and the call's output layout
-        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
           store_o_vec16(deferred_rows, tOrO, deferred_mul);
         });
         deferred = false;
       } else {
-        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor);
       }
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
@@ -873,7 +911,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_wait<1>();
         AMKL_SM90_STAMP(SReady, n);
         s_landed(n, n_max);
-        pol.apply<kAct, kBlockN, kUnscaledHalf>(a, w, n * kBlockN, tSrS, tScS, factor);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);
@@ -935,10 +973,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       float mul[2];
       const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
       if (stage_o) {
-        epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
+        epilogue_scale<kPacks>(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
                        [&] { stage_o_write(q_stage, mul); });
       } else {
-        epilogue_scale(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
+        epilogue_scale<kPacks>(a, wr, softmax, p_unit, pol, tOcO, tid, mul);
       }
       AMKL_SM90_STAMP(OScaled, 0);
       // When the next tile's first S is already in flight (s_issued), O's 16-byte stores wait
@@ -964,7 +1002,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         stage_o_issue(q_stage, wr);
       } else if (s_issued && a.out_vec16) {
         deferred = true;
-        deferred_rows = Vec16Rows<Element>(a, wr, tOcO);
+        deferred_rows = Vec16Rows<Element>::template at<kPacks>(a, wr, tOcO);
         deferred_mul[0] = mul[0];
         deferred_mul[1] = mul[1];
       } else {

@@ -50,6 +50,41 @@ typename Cfg::GmemTensor tma_view(const detail::TensorLayout& t, const detail::S
   return make_tensor(make_gmem_ptr(static_cast<Element const*>(t.data)), shape, stride);
 }
 
+/// The TMA descriptor of q for GQA packing: q as (d, heads, rows, batch) with boxes of (64,
+/// G, kBlockM / G, 1), 128-byte swizzled like the Q stage (fwd_pack_gqa.h). The caller has
+/// checked that q's heads are addressable (nonzero head stride, more than one head).
+template <class Cfg>
+TmaDescriptor packed_q_tma(const detail::TensorLayout& t, const detail::SeqSide& s,
+                           int64_t heads, int pack_shift) {
+  using Element = typename Cfg::Element;
+  const int64_t rows = s.jagged ? s.total_rows : s.dense_len;
+  const bool one_batch = s.jagged || s.batch == 1 || t.batch_stride == 0;  // as tma_view
+  constexpr int64_t e = sizeof(Element);
+  cuuint64_t dims[4] = {cuuint64_t(Cfg::kHeadDim), cuuint64_t(heads),
+                        cuuint64_t(rows > 0 ? rows : 1), cuuint64_t(one_batch ? 1 : s.batch)};
+  // Byte strides of dims 1..3 (dim 0 is contiguous); a dim of extent 1 is never stepped along
+  // and gets a stride TMA accepts (a single row's stride is unchecked: check_tma_layout).
+  cuuint64_t strides[3] = {cuuint64_t(t.head_stride * e),
+                           cuuint64_t(rows > 1 ? t.row_stride * e : 16),
+                           cuuint64_t(one_batch ? 16 : t.batch_stride * e)};
+  cuuint32_t box[4] = {64u, cuuint32_t(1) << pack_shift,
+                       cuuint32_t(Cfg::kBlockM >> pack_shift), 1u};
+  cuuint32_t elem_strides[4] = {1u, 1u, 1u, 1u};
+  const CUtensorMapDataType type = cute::is_same_v<Element, cutlass::bfloat16_t>
+                                       ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  TmaDescriptor desc{};
+  const CUresult r = CUTLASS_CUDA_DRIVER_WRAPPER_CALL(cuTensorMapEncodeTiled)(
+      &desc, type, 4, const_cast<void*>(t.data), dims, strides, box, elem_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    throw Error(ErrorKind::Runtime, "attention_forward on the GPU: the packed q's TMA "
+                                    "descriptor failed (CUresult " + std::to_string(int(r)) + ")");
+  }
+  return desc;
+}
+
 /// Launches the kernel built for activation kAct (== p.activation) for one configuration.
 template <class Cfg, Activation kAct>
 void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
@@ -85,7 +120,13 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   a.window_left = p.window_left;
   a.window_right = p.window_right;
   a.bottom_right = p.mask_align == MaskAlign::BottomRight;
-  a.num_m_blocks = (max_len_q + Cfg::kBlockM - 1) / Cfg::kBlockM;
+  // q's heads as a TMA box dimension (GQA packing): a positive head stride, not collapsed.
+  const bool q_heads_tma = p.q.head_stride > 0 && p.heads_q > 1;
+  a.pack_shift = Cfg::kPacksGqa ? pack_shift_for(p.heads_q, p.heads_kv, max_len_q, Cfg::kBlockM,
+                                                 q_heads_tma)
+                                 : 0;
+  const int positions = packed_tile_positions(Cfg::kBlockM, a.pack_shift);
+  a.num_m_blocks = (max_len_q + positions - 1) / positions;
   a.reverse_m = p.window_right >= 0;
 #if defined(AMKL_SM90_TRACE)
   a.trace = trace_buffer_from_env();
@@ -104,9 +145,13 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
                                Shape<typename Cfg::BN, typename Cfg::D>{}, _1{});
   params.tma_v = make_tma_copy(SM90_TMA_LOAD{}, gv, typename Cfg::SmemLayoutVStage{},
                                Shape<typename Cfg::BN, typename Cfg::DV>{}, _1{});
+  if (a.pack_shift > 0) {
+    params.tma_q_packed = packed_q_tma<Cfg>(p.q, p.q_side, p.heads_q, a.pack_shift);
+  }
   // O by TMA where its rows are 16-byte aligned 16-bit rows (out_vec16: the base and every
   // stride multiples of 16 bytes, what TMA needs); else the kernel stores from registers.
-  a.out_tma = Cfg::kStageO && a.out_vec16 && a.o_row > 0;
+  // Not with GQA packing: a warpgroup's rows are then of several heads.
+  a.out_tma = Cfg::kStageO && a.out_vec16 && a.o_row > 0 && a.pack_shift == 0;
   if (a.out_tma) {
     auto go = tma_view<Cfg>(p.out, p.q_side, p.heads_q, p.head_dim_v, a.o_head_mul,
                             a.o_batch_mul);
@@ -125,7 +170,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   if (tiles >= (int64_t(1) << 31) - (int64_t(1) << 20)) {
     throw Error(ErrorKind::NotSupported,
                 "attention_forward on the GPU: " + std::to_string(tiles) +
-                    " query tiles (" + std::to_string(Cfg::kBlockM) +
+                    " query tiles (" + std::to_string(positions) +
                     " rows x heads x sequences); the Hopper kernel indexes "
                     "tiles with 32 bits (at most 2^31 - 2^20 tiles)");
   }
@@ -145,9 +190,11 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   // and at least 8 pairs (TileScheduler, fwd_sections.h), so the last tiles handed out are the
   // lightest.
   if (a.reverse_m && !use_list) {
+    // Packed, a pair is a KV head's whole group: its K and V count in full.
     a.pairs_per_section = l2_section_pairs(
-        int64_t(p.heads_q) * p.q_side.batch,
-        p.kv_side.dense_len * (p.head_dim + p.head_dim_v) * int64_t(sizeof(Element)) / a.group);
+        int64_t(p.heads_q >> a.pack_shift) * p.q_side.batch,
+        p.kv_side.dense_len * (p.head_dim + p.head_dim_v) * int64_t(sizeof(Element)) /
+            (a.group >> a.pack_shift));
   }
   TileListWorkspace ws;
   const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;

@@ -1,6 +1,7 @@
-// One tile of the Hopper forward (kBlockM query rows of one head of one query sequence),
-// decoded once by the producer thread and posted to the consumers through the mailbox: which
-// rows, which key blocks the mask allows, and where the sequences start.
+// One tile of the Hopper forward (kBlockM query rows of one head of one query sequence, or
+// with GQA packing kBlockM / G positions of each of a KV head's G query heads), decoded once
+// by the scheduler thread and posted to the consumers through the mailbox: which rows, which
+// key blocks the mask allows, and where the sequences start.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,15 @@
 #include "cuda/common/seqlen_info.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_args.h"
+#include "cuda/sm90/fwd_pack_gqa.h"
 #include "cuda/sm90/fwd_row_keys.h"
 
 namespace amkl::cuda::sm90 {
 
 struct TileInfo {
   int t = 0;  ///< tile index; >= the tile count: no more tiles
+  /// h: the scheduler's head (the query head; packed, the KV head); m0: the first query
+  /// position (tile row p is position packed_row_position(m0, p, pack_shift)).
   int m_block = 0, h = 0, b = 0, m0 = 0;
   int bk = 0, start_q = 0, len_q = 0, start_k = 0, len_k = 0;
   int n_block_min = 0, n_block_max = 0;  ///< the key blocks any row of the tile may see
@@ -29,8 +33,8 @@ struct TileInfo {
 
 /// The scheduler that numbers this call's tiles (the same on the host and in the kernels).
 __host__ __device__ __forceinline__ TileScheduler tile_scheduler(const FwdArgs& a) {
-  return TileScheduler{a.num_m_blocks, a.heads_q, int(a.q_side.batch), a.reverse_m,
-                       a.pairs_per_section};
+  return TileScheduler{a.num_m_blocks, a.heads_q >> a.pack_shift, int(a.q_side.batch),
+                       a.reverse_m, a.pairs_per_section};
 }
 
 /// The mask of the tile's (query, key) sequence pair.
@@ -56,11 +60,12 @@ __device__ __forceinline__ TileInfo decode_tile(const FwdArgs& a, const TileSche
   w.len_q = seq.len_q;
   w.start_k = seq.start_k;
   w.len_k = seq.len_k;
-  w.m0 = w.m_block * kBlockM;
+  const int positions = packed_tile_positions(kBlockM, a.pack_shift);
+  w.m0 = w.m_block * positions;
   if (w.m0 >= seq.len_q) return w;
   w.skip = false;
   const detail::SeqMask mask = tile_mask(a, w);
-  const int m_last = min(w.m0 + kBlockM, seq.len_q) - 1;
+  const int m_last = min(w.m0 + positions, seq.len_q) - 1;
   const int key_lo = clamp_key(mask.key_begin(w.m0), seq.len_k);
   const int key_hi = clamp_key(mask.key_end(m_last), seq.len_k);
   w.n_block_min = key_lo / kBlockN;
