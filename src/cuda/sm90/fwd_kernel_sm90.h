@@ -681,10 +681,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Tensor gV = local_tile(
           domain_offset(make_coord(w.start_k, _0{}), mV(_, _, hk * a.v_head_mul, vb)),
           Shape<BN, typename Cfg::DV>{}, make_coord(_, _0{}));
-      auto [tKg, tKs] = tma_partition(params.tma_k, _0{}, Layout<_1>{}, group_modes<0, 2>(sK),
-                                      group_modes<0, 2>(gK));
-      auto [tVg, tVs] = tma_partition(params.tma_v, _0{}, Layout<_1>{}, group_modes<0, 2>(sV),
-                                      group_modes<0, 2>(gV));
+      // Named tensors, not structured bindings: the loaders below capture them, and capturing
+      // a structured binding is C++20 (nvcc warns in this C++17 build).
+      auto k_parts = tma_partition(params.tma_k, _0{}, Layout<_1>{}, group_modes<0, 2>(sK),
+                                   group_modes<0, 2>(gK));
+      auto v_parts = tma_partition(params.tma_v, _0{}, Layout<_1>{}, group_modes<0, 2>(sV),
+                                   group_modes<0, 2>(gV));
+      Tensor tKg = get<0>(k_parts);
+      Tensor tKs = get<1>(k_parts);
+      Tensor tVg = get<0>(v_parts);
+      Tensor tVs = get<1>(v_parts);
       const int n_min = w.n_block_min, n_max = w.n_block_max;
       auto load_k = [&](int n) {
         smem.ring_k.producer_acquire(st_k);
