@@ -604,11 +604,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
     RingState<kStagesK> st_k;
     RingState<kStagesV> st_v_own;
-    RingState<kStagesV>& st_v = [&]() -> RingState<kStagesV>& {
+    // Where V follows K, V's position is K's (K(n)'s until V(n) is issued, then both
+    // advance). (Chosen through a pointer: a lambda returning the captured reference made
+    // nvcc warn of a reference to a local.)
+    RingState<kStagesV>& st_v = *[&] {
       if constexpr (kVFollowsK) {
-        return st_k;  // K(n)'s position until V(n) is issued, then both advance
+        return &st_k;
       } else {
-        return st_v_own;
+        return &st_v_own;
       }
     }();
     RingState<kQStages> st_q;
