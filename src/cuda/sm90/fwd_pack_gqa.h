@@ -16,11 +16,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 
-#include "amkl/error.h"
 #include "common/hd.h"
+#include "cuda/sm90/fwd_env.h"
 
 namespace amkl::cuda::sm90 {
 
@@ -66,16 +64,7 @@ inline int exact_log2(int64_t x) {
 /// two-warpgroup kernels pack (FwdConfig::kPacksGqa); the launch asks only for those.
 inline int pack_shift_for(int64_t heads_q, int64_t heads_kv, int64_t max_len_q, int block_m,
                           bool q_heads_tma) {
-  int force = -1;
-  if (const char* env = std::getenv("AMKL_SM90_PACK_GQA")) {
-    const std::string v(env);
-    if (v == "0" || v == "1") {
-      force = v == "1";
-    } else if (!v.empty()) {
-      throw Error(ErrorKind::InvalidArgument,
-                  "AMKL_SM90_PACK_GQA: expected 0 or 1 (or unset), got '" + v + "'");
-    }
-  }
+  const int force = forced_switch("AMKL_SM90_PACK_GQA");
   if (heads_kv < 1 || heads_q % heads_kv != 0) return 0;
   const int64_t group = heads_q / heads_kv;
   const int shift = exact_log2(group);
