@@ -856,6 +856,30 @@ std::vector<Case> all_cases() {
     c.name = std::string("staged_o_many_tiles_") + amkl::activation_name(a);
     v.push_back(c);
   }
+  // Two or more tiles in every CTA (over 264 tiles on 132 SMs) for the head dims other than
+  // 128: the rings, the Q stages and the mailbox carry from tile to tile, the next tile's
+  // first S is issued at the end of the last, and O of the tiles whose last warpgroup rows
+  // are partial (L_q = 1050 / 600) is deferred into the next tile's first policy (16-bit O;
+  // at d = 256 every O is, as it does not stage O through smem).
+  for (std::pair<int, int> dd :
+       {std::make_pair(64, 64), std::make_pair(256, 256), std::make_pair(192, 128)}) {
+    for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
+      Case c;
+      c.dtype = dd.first == 192 ? DType::Float16 : DType::BFloat16;
+      c.d = dd.first;
+      c.dv = dd.second;
+      c.act = a;
+      c.out_f32 = false;
+      c.H = c.Hkv = 16;
+      c.lq.assign(4, dd.first == 64 ? 1050 : 600);
+      c.lk.assign(4, dd.first == 64 ? 300 : 200);
+      c.name = "many_tiles_per_cta_" +
+               std::string(c.dtype == DType::BFloat16 ? "bf16" : "fp16") + "_d" +
+               std::to_string(dd.first) + "_" + std::to_string(dd.second) + "_" +
+               amkl::activation_name(a);
+      v.push_back(c);
+    }
+  }
   // Rows without keys must come out exactly 0 whatever the CTA's O registers hold: 150
   // sequences whose V is inf (two tiles each, the heavy ones, run first) and then 50 with no
   // keys, so most CTAs reach a keyless tile with inf in O (0 * inf is NaN, not 0).
