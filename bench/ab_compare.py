@@ -27,6 +27,9 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        a build specialised for one activation runs only that activation's case)
        [--variant-env NAME=VAR=VALUE ...]   (an environment variable for that variant's
        processes, e.g. one build as two variants: AMKL_SM90_CONSUMER_WARPGROUPS=2 and =3)
+A variant NAME=@sdpa_cudnn is the peer instead of a build: PyTorch SDPA on its cuDNN backend,
+for softmax cases only (with [B, H, L, d] views of the same inputs, as bench/attention_fwd.py
+calls it), so that a kernel change and its ratio to cuDNN come out of one run.
 """
 import argparse
 import json
@@ -87,7 +90,11 @@ def softmax_flops(B, H, d, lq, lk, causal):
 def make_case(spec):
     """(callable, flop count) for one case spec; inputs are made once, on the GPU."""
     import torch
-    import amkl
+    peer = os.environ.get("AB_PROVIDER")
+    if peer is None:
+        import amkl
+    elif peer != "sdpa_cudnn" or not spec.startswith("softmax:"):
+        raise ValueError(f"peer {peer}: only sdpa_cudnn, on softmax cases")
     f = spec.split(":")
     validate = f[-1] == "validated"
     if validate:
@@ -133,8 +140,26 @@ def make_case(spec):
         q = torch.randn(B, lq, H, d, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         flops = softmax_flops(B, H, d, lq, L, causal)
+        if peer is not None:
+            return sdpa_cudnn_call(q, k, v, causal, gqa=h_kv != H), flops
         return (lambda: amkl.attention(q, k, v, causal=causal)), flops
     raise ValueError(f"unknown case {spec}")
+
+
+def sdpa_cudnn_call(q, k, v, causal, gqa):
+    """PyTorch SDPA forced onto its cuDNN backend, on [B, H, L, d] views of [B, L, H, d]
+    inputs. Causal with fewer queries than keys would be top-left aligned there (amkl's is
+    bottom-right), so such cases are refused rather than compared."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if causal and q.shape[1] != k.shape[1]:
+        raise ValueError("sdpa_cudnn: causal cases need as many queries as keys")
+    qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+
+    def f():
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+            return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, enable_gqa=gqa)
+    return f
 
 
 def worker(cases, rep, sustain_ms):
@@ -158,7 +183,7 @@ def worker(cases, rep, sustain_ms):
 
 
 def parse_variants(ap, specs):
-    """[name, package dir] of each --variant NAME=PYDIR; at least two."""
+    """[name, package dir or @peer] of each --variant NAME=PYDIR; at least two."""
     variants = [v.split("=", 1) for v in specs]
     if len(variants) < 2 or any(len(v) != 2 for v in variants):
         ap.error("give at least two --variant NAME=PYDIR")
@@ -192,6 +217,11 @@ def main():
         if n not in dict(variants) or not set(cs) <= set(cases):
             ap.error(f"--variant-cases {n}: not a variant, or cases not in --cases")
     runs = {name: own.get(name, cases) for name, _ in variants}
+    for name, pydir in variants:
+        if pydir.startswith("@") and (pydir != "@sdpa_cudnn" or any(
+                not c.startswith("softmax:") for c in runs[name])):
+            ap.error(f"--variant {name}={pydir}: the only peer is @sdpa_cudnn, for softmax "
+                     "cases (limit it with --variant-cases)")
     extra_env = {name: {} for name, _ in variants}
     for x in args.variant_env:
         name, _, assignment = x.partition("=")
@@ -206,7 +236,10 @@ def main():
         # and the variant that runs first in a round come after an idle moment and run at a
         # higher clock (bench/NOTES.md steps 15-16), so no variant or case keeps that place.
         for name, pydir in rotated(variants, r):
-            env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
+            if pydir.startswith("@"):  # a peer: no amkl package of its own
+                env = dict(os.environ, AB_PROVIDER=pydir[1:], **extra_env[name])
+            else:
+                env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
                                   "--cases", ",".join(rotated(runs[name], r)),
                                   "--rep", str(args.rep),
