@@ -30,6 +30,9 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
 A variant NAME=@sdpa_cudnn is the peer instead of a build: PyTorch SDPA on its cuDNN backend,
 for softmax cases only (with [B, H, L, d] views of the same inputs, as bench/attention_fwd.py
 calls it), so that a kernel change and its ratio to cuDNN come out of one run.
+In the first round every amkl variant's first call of each case is checked against amkl's CPU
+backend (the oracle, DESIGN.md section 4) on a slice of the case (oracle_slices): a variant
+whose error passes ORACLE_TOL is reported as a MISMATCH, and its numbers are not to be used.
 """
 import argparse
 import json
@@ -44,6 +47,12 @@ DEFAULT_CASES = ("gdpa:256:256,gdpa:512:512,gdpa:1024:1024,gdpa:2048:2048,gdpa:2
 
 # The GDPA workload's batch, heads and head dim (gdpa and varkv cases).
 GDPA_B, GDPA_H, GDPA_D = 1152, 4, 128
+
+# The CPU check of each amkl variant (first round): the last ORACLE_ROWS query rows of a dense
+# case's first batch (one KV head's query heads), or the first ORACLE_SEQS sequences of a
+# jagged one; max |gpu - cpu| / max |cpu| above ORACLE_TOL is a mismatch (a correct bf16
+# kernel stays near 1e-3: bf16 outputs and P; a wrong tile or mask is off by far more).
+ORACLE_ROWS, ORACLE_SEQS, ORACLE_TOL = 256, 2, 2e-2
 
 
 def softmax_shape(spec):
@@ -117,8 +126,11 @@ def make_case(spec):
         v = torch.randn(B, lk, H, d, device="cuda", dtype=torch.bfloat16)
         cu = cu.cuda()
         flops = 4 * H * d * float((lens.double() * lk).sum())
-        return (lambda: amkl.attention(q, k, v, activation=act, cu_seqlens_q=cu,
-                                       max_seqlen_q=lq, validate_offsets=validate)), flops
+        fn = (lambda: amkl.attention(q, k, v, activation=act, cu_seqlens_q=cu,
+                                     max_seqlen_q=lq, validate_offsets=validate))
+        fn.oracle_error = lambda: oracle_error(
+            fn(), oracle_slices(q, k, v, cu_seqlens_q=cu), dict(activation=act, max_seqlen_q=lq))
+        return fn, flops
     if f[0] == "varkv":
         lq, lk = int(f[1]), int(f[2])
         B, H, d = GDPA_B, GDPA_H, GDPA_D
@@ -131,9 +143,13 @@ def make_case(spec):
         k = torch.randn(int(lens_k.sum()), H, d, device="cuda", dtype=torch.bfloat16)
         v = torch.randn(int(lens_k.sum()), H, d, device="cuda", dtype=torch.bfloat16)
         flops = 4 * H * d * float((lens_q.double() * lens_k.double()).sum())
-        return (lambda: amkl.attention(q, k, v, activation="fast_gelu", cu_seqlens_q=cu_q,
-                                       cu_seqlens_k=cu_k, max_seqlen_q=lq,
-                                       max_seqlen_k=lk, validate_offsets=validate)), flops
+        fn = (lambda: amkl.attention(q, k, v, activation="fast_gelu", cu_seqlens_q=cu_q,
+                                     cu_seqlens_k=cu_k, max_seqlen_q=lq,
+                                     max_seqlen_k=lk, validate_offsets=validate))
+        fn.oracle_error = lambda: oracle_error(
+            fn(), oracle_slices(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k),
+            dict(activation="fast_gelu", max_seqlen_q=lq, max_seqlen_k=lk))
+        return fn, flops
     if f[0] == "softmax":
         B, H, L, causal, d, h_kv = softmax_shape(":".join(f))
         lq = softmax_query_len(":".join(f))
@@ -142,8 +158,43 @@ def make_case(spec):
         flops = softmax_flops(B, H, d, lq, L, causal)
         if peer is not None:
             return sdpa_cudnn_call(q, k, v, causal, gqa=h_kv != H), flops
-        return (lambda: amkl.attention(q, k, v, causal=causal)), flops
+        fn = (lambda: amkl.attention(q, k, v, causal=causal))
+        fn.oracle_error = lambda: oracle_error(fn(), oracle_slices(q, k, v), dict(causal=causal))
+        return fn, flops
     raise ValueError(f"unknown case {spec}")
+
+
+def oracle_slices(q, k, v, cu_seqlens_q=None, cu_seqlens_k=None, rows=ORACLE_ROWS,
+                  seqs=ORACLE_SEQS):
+    """(index of the output, q, k, v[, offsets]) of the part of a case the CPU check
+    recomputes, as a call of its own whose output equals that part of the whole call's.
+    Dense [B, L, H, d]: batch 0, the last `rows` queries (a bottom-right causal mask gives them
+    the keys they have in the whole call) of KV head 0's query heads (H / H_kv of them).
+    Jagged queries [T, H, d] (cu_seqlens_q) over dense or jagged keys: the first `seqs`
+    sequences."""
+    if cu_seqlens_q is None:
+        g, r = q.shape[2] // k.shape[2], min(rows, q.shape[1])
+        idx = (slice(0, 1), slice(q.shape[1] - r, None), slice(0, g))
+        return idx, dict(q=q[idx], k=k[:1, :, :1], v=v[:1, :, :1])
+    n = min(seqs, cu_seqlens_q.numel() - 1)
+    cu_q = cu_seqlens_q[:n + 1]
+    idx = (slice(0, int(cu_q[-1])),)
+    part = dict(q=q[idx], cu_seqlens_q=cu_q)
+    if cu_seqlens_k is None:
+        part.update(k=k[:n], v=v[:n])
+    else:
+        cu_k = cu_seqlens_k[:n + 1]
+        part.update(k=k[:int(cu_k[-1])], v=v[:int(cu_k[-1])], cu_seqlens_k=cu_k)
+    return idx, part
+
+
+def oracle_error(out, sliced, kwargs):
+    """max |out[idx] - cpu| / max |cpu|, cpu = amkl's CPU backend on the slice (float32)."""
+    import amkl
+    idx, part = sliced
+    ref = amkl.attention(**{n: t.cpu() for n, t in part.items()}, **kwargs).float()
+    got = out[idx].float().cpu()
+    return float((got - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
 
 
 def sdpa_cudnn_call(q, k, v, causal, gqa):
@@ -162,13 +213,15 @@ def sdpa_cudnn_call(q, k, v, causal, gqa):
     return f
 
 
-def worker(cases, rep, sustain_ms):
+def worker(cases, rep, sustain_ms, check):
     import torch
     from triton.testing import do_bench
     from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary
-    out, clocks = {}, {}
+    out, clocks, errors = {}, {}, {}
     for spec in cases:
         fn, flops = make_case(spec)
+        if check and hasattr(fn, "oracle_error"):  # an amkl variant, not a peer
+            errors[spec] = fn.oracle_error()
         fn()
         torch.cuda.synchronize()
         run_untimed(fn, sustain_ms)
@@ -180,6 +233,7 @@ def worker(cases, rep, sustain_ms):
         torch.cuda.empty_cache()
     print("RESULT " + json.dumps(out))
     print("CLOCKS " + json.dumps(clocks))
+    print("ERRORS " + json.dumps(errors))
 
 
 def parse_variants(ap, specs):
@@ -206,10 +260,11 @@ def main():
     ap.add_argument("--variant-cases", action="append", default=[],
                     help="NAME=CASE+CASE: the cases (of --cases) this variant runs")
     ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--check", action="store_true", help=argparse.SUPPRESS)  # worker: CPU check
     args = ap.parse_args()
     cases = args.cases.split(",")
     if args.worker:
-        worker(cases, args.rep, args.sustain_ms)
+        worker(cases, args.rep, args.sustain_ms, args.check)
         return 0
     variants = parse_variants(ap, args.variant)
     own = {n: c.split("+") for n, c in (x.split("=", 1) for x in args.variant_cases)}
@@ -231,6 +286,7 @@ def main():
         extra_env[name][var] = value
     samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
     clocks = {name: {c: [] for c in runs[name]} for name, _ in variants}
+    errors = {name: {} for name, _ in variants}  # the first round's CPU checks
     for r in range(args.rounds):
         # Each round rotates the variants' order and the cases' order: a worker's first case
         # and the variant that runs first in a round come after an idle moment and run at a
@@ -243,7 +299,8 @@ def main():
             res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
                                   "--cases", ",".join(rotated(runs[name], r)),
                                   "--rep", str(args.rep),
-                                  "--sustain-ms", str(args.sustain_ms)],
+                                  "--sustain-ms", str(args.sustain_ms)] +
+                                 (["--check"] if r == 0 else []),
                                  env=env, capture_output=True, text=True)
             line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
             if res.returncode != 0 or not line:
@@ -255,6 +312,8 @@ def main():
                 if x.startswith("CLOCKS "):
                     for c, clk in json.loads(x[7:]).items():
                         clocks[name][c].append(clk)
+                elif x.startswith("ERRORS "):
+                    errors[name].update(json.loads(x[7:]))
             print(f"round {r + 1}/{args.rounds} {name} done", flush=True)
     names = [n for n, _ in variants]
     medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
@@ -266,6 +325,7 @@ def main():
         ran = [n for n in names if n in m]
         print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" if n in m else f"{'-':>9s}" for n in names) +
               f"   {m[ran[-1]] / m[ran[0]]:.3f}")
+    report_oracle_errors(errors)
     mhz = {c: {n: median_mhz(clocks[n].get(c, [])) for n in names} for c in cases}
     if any(v is not None for m in mhz.values() for v in m.values()):
         print("median SM MHz while measuring:")
@@ -277,9 +337,23 @@ def main():
             json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
                        "variant_env": extra_env, "rep_ms": args.rep,
                        "sustain_ms": args.sustain_ms, "clocks": clocks,
-                       "samples": samples, "medians": medians, "gpu": gpu_name()}, fh, indent=1)
+                       "samples": samples, "medians": medians, "oracle_error": errors,
+                       "oracle_tol": ORACLE_TOL, "gpu": gpu_name()}, fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
     return 0
+
+
+def report_oracle_errors(errors):
+    """Prints each variant's largest CPU-check error and a MISMATCH line per case above
+    ORACLE_TOL; returns those (variant, case) pairs."""
+    bad = [(n, c) for n, e in errors.items() for c, x in e.items() if not x <= ORACLE_TOL]
+    for n, e in errors.items():
+        if e:
+            print(f"CPU check {n}: max relative error {max(e.values()):.2e} over {len(e)} cases")
+    for n, c in bad:
+        print(f"MISMATCH {n} {c}: relative error {errors[n][c]:.3e} > {ORACLE_TOL} "
+              "(this variant's numbers for the case are not to be used)")
+    return bad
 
 
 def rotated(seq, r):

@@ -1,4 +1,4 @@
-"""bench/ab_compare.py's round order (no GPU: the workers are not run)."""
+"""bench/ab_compare.py's round order, case shapes and CPU check (no GPU: the workers are not run)."""
 
 import os
 import sys
@@ -36,3 +36,50 @@ def test_softmax_flops_count_the_pairs_computed():
     assert f(1, 1, 1, 3, 5, True) == 4 * 12
     # More queries than keys: the first rows see none.
     assert f(1, 1, 1, 5, 3, True) == 4 * (0 + 0 + 1 + 2 + 3)
+
+
+def _perturbed(out, idx):
+    bad = out.clone()
+    bad[idx] += 0.5 * out.abs().max()
+    return bad
+
+
+def test_oracle_slice_of_a_dense_case_is_the_whole_calls_part():
+    # Causal, GQA (4 query heads over 2 KV heads), more queries than the slice: the slice's
+    # rows are the last ones, where the bottom-right mask is the same as in the whole call.
+    import amkl
+    import torch
+    g = torch.Generator().manual_seed(7)
+    q = torch.randn(2, 40, 4, 16, generator=g)
+    k, v = (torch.randn(2, 50, 2, 16, generator=g) for _ in range(2))
+    out = amkl.attention(q, k, v, causal=True)
+    sliced = ab_compare.oracle_slices(q, k, v, rows=8)
+    assert sliced[1]["q"].shape == (1, 8, 2, 16)
+    assert ab_compare.oracle_error(out, sliced, dict(causal=True)) < 1e-5
+    assert ab_compare.oracle_error(_perturbed(out, sliced[0]), sliced,
+                                   dict(causal=True)) > ab_compare.ORACLE_TOL
+    # a different mask is caught as well
+    assert ab_compare.oracle_error(amkl.attention(q, k, v), sliced,
+                                   dict(causal=True)) > ab_compare.ORACLE_TOL
+
+
+def test_oracle_slice_of_jagged_cases_is_their_first_sequences():
+    import amkl
+    import torch
+    g = torch.Generator().manual_seed(8)
+    cu_q = torch.tensor([0, 5, 12, 30], dtype=torch.int32)
+    q = torch.randn(30, 2, 16, generator=g)
+    k, v = (torch.randn(3, 20, 2, 16, generator=g) for _ in range(2))  # dense keys
+    kw = dict(activation="fast_gelu", max_seqlen_q=18)
+    out = amkl.attention(q, k, v, cu_seqlens_q=cu_q, **kw)
+    sliced = ab_compare.oracle_slices(q, k, v, cu_seqlens_q=cu_q, seqs=2)
+    assert sliced[1]["q"].shape[0] == 12 and sliced[1]["k"].shape[0] == 2
+    assert ab_compare.oracle_error(out, sliced, kw) < 1e-5
+    assert ab_compare.oracle_error(_perturbed(out, sliced[0]), sliced, kw) > ab_compare.ORACLE_TOL
+    cu_k = torch.tensor([0, 9, 20, 33], dtype=torch.int32)  # jagged keys
+    kj, vj = (torch.randn(33, 2, 16, generator=g) for _ in range(2))
+    kw = dict(activation="fast_gelu", max_seqlen_q=18, max_seqlen_k=13)
+    out = amkl.attention(q, kj, vj, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, **kw)
+    sliced = ab_compare.oracle_slices(q, kj, vj, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, seqs=2)
+    assert sliced[1]["k"].shape[0] == 20
+    assert ab_compare.oracle_error(out, sliced, kw) < 1e-5
