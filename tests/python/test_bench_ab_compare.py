@@ -1,4 +1,4 @@
-"""bench/ab_compare.py's round order, case shapes and CPU check (no GPU: the workers are not run)."""
+"""bench/ab_compare.py's round order, case shapes and CPU check (no GPU: workers not run)."""
 
 import os
 import sys
@@ -46,7 +46,8 @@ def _perturbed(out, idx):
 
 def test_oracle_slice_of_a_dense_case_is_the_whole_calls_part():
     # Causal, GQA (4 query heads over 2 KV heads), more queries than the slice: the slice's
-    # rows are the last ones, where the bottom-right mask is the same as in the whole call.
+    # rows are the last ones, where the bottom-right mask is the same as in the whole call, of
+    # the last batch and the last KV head's query heads.
     import amkl
     import torch
     g = torch.Generator().manual_seed(7)
@@ -55,6 +56,7 @@ def test_oracle_slice_of_a_dense_case_is_the_whole_calls_part():
     out = amkl.attention(q, k, v, causal=True)
     sliced = ab_compare.oracle_slices(q, k, v, rows=8)
     assert sliced[1]["q"].shape == (1, 8, 2, 16)
+    assert torch.equal(sliced[1]["q"], q[1:, 32:, 2:]) and torch.equal(sliced[1]["k"], k[1:, :, 1:])
     assert ab_compare.oracle_error(out, sliced, dict(causal=True)) < 1e-5
     assert ab_compare.oracle_error(_perturbed(out, sliced[0]), sliced,
                                    dict(causal=True)) > ab_compare.ORACLE_TOL
@@ -73,7 +75,8 @@ def test_oracle_slice_of_jagged_cases_is_their_first_sequences():
     kw = dict(activation="fast_gelu", max_seqlen_q=18)
     out = amkl.attention(q, k, v, cu_seqlens_q=cu_q, **kw)
     sliced = ab_compare.oracle_slices(q, k, v, cu_seqlens_q=cu_q, seqs=2)
-    assert sliced[1]["q"].shape[0] == 12 and sliced[1]["k"].shape[0] == 2
+    assert torch.equal(sliced[1]["q"], q[5:]) and torch.equal(sliced[1]["k"], k[1:])
+    assert sliced[1]["cu_seqlens_q"].tolist() == [0, 7, 25]
     assert ab_compare.oracle_error(out, sliced, kw) < 1e-5
     assert ab_compare.oracle_error(_perturbed(out, sliced[0]), sliced, kw) > ab_compare.ORACLE_TOL
     cu_k = torch.tensor([0, 9, 20, 33], dtype=torch.int32)  # jagged keys
@@ -81,5 +84,5 @@ def test_oracle_slice_of_jagged_cases_is_their_first_sequences():
     kw = dict(activation="fast_gelu", max_seqlen_q=18, max_seqlen_k=13)
     out = amkl.attention(q, kj, vj, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, **kw)
     sliced = ab_compare.oracle_slices(q, kj, vj, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, seqs=2)
-    assert sliced[1]["k"].shape[0] == 20
+    assert torch.equal(sliced[1]["k"], kj[9:]) and sliced[1]["cu_seqlens_k"].tolist() == [0, 11, 24]
     assert ab_compare.oracle_error(out, sliced, kw) < 1e-5
