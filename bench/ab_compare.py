@@ -290,6 +290,9 @@ def main():
     samples = {name: {c: [] for c in runs[name]} for name, _ in variants}
     clocks = {name: {c: [] for c in runs[name]} for name, _ in variants}
     errors = {name: {} for name, _ in variants}  # the first round's CPU checks
+    header = {"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
+              "variant_env": extra_env, "rep_ms": args.rep, "sustain_ms": args.sustain_ms,
+              "oracle_tol": ORACLE_TOL, "gpu": gpu_name() if args.out else None}
     for r in range(args.rounds):
         # Each round rotates the variants' order and the cases' order: a worker's first case
         # and the variant that runs first in a round come after an idle moment and run at a
@@ -309,7 +312,8 @@ def main():
             if res.returncode != 0 or not line:
                 print(f"{name}: failed\n{res.stderr[-2000:]}")
                 return 1
-            for c, tf in json.loads(line[0][7:]).items():
+            result = json.loads(line[0][7:])
+            for c, tf in result.items():
                 samples[name][c].append(tf)
             for x in res.stdout.splitlines():
                 if x.startswith("CLOCKS "):
@@ -317,7 +321,16 @@ def main():
                         clocks[name][c].append(clk)
                 elif x.startswith("ERRORS "):
                     errors[name].update(json.loads(x[7:]))
-            print(f"round {r + 1}/{args.rounds} {name} done", flush=True)
+            print(f"round {r + 1}/{args.rounds} {name}: " +
+                  " ".join(f"{c}={tf:.1f}" for c, tf in result.items()), flush=True)
+            for c, err in errors[name].items() if r == 0 else ():
+                if not err <= ORACLE_TOL:
+                    print(f"  MISMATCH {name} {c}: relative error {err:.3e}", flush=True)
+            if args.out:  # what a run cut off (a device call's time limit) leaves behind
+                header["rounds_done"] = r
+                with open(args.out, "w") as fh:
+                    json.dump(dict(header, partial=True, samples=samples, clocks=clocks,
+                                   oracle_error=errors), fh, indent=1)
     names = [n for n, _ in variants]
     medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
                    if c in samples[n]} for c in cases}
@@ -336,12 +349,10 @@ def main():
             print(f"{c:28s} " + " ".join(f"{mhz[c][n]:9.0f}" if mhz[c][n] is not None
                                          else f"{'-':>9s}" for n in names))
     if args.out:
+        header["rounds_done"] = args.rounds
         with open(args.out, "w") as fh:
-            json.dump({"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
-                       "variant_env": extra_env, "rep_ms": args.rep,
-                       "sustain_ms": args.sustain_ms, "clocks": clocks,
-                       "samples": samples, "medians": medians, "oracle_error": errors,
-                       "oracle_tol": ORACLE_TOL, "gpu": gpu_name()}, fh, indent=1)
+            json.dump(dict(header, clocks=clocks, samples=samples, medians=medians,
+                           oracle_error=errors), fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
     return 0
 
