@@ -201,19 +201,15 @@ def oracle_error(out, sliced, kwargs):
 
 
 def sdpa_cudnn_call(q, k, v, causal, gqa):
-    """PyTorch SDPA forced onto its cuDNN backend, on [B, H, L, d] views of [B, L, H, d]
-    inputs. Causal with fewer queries than keys would be top-left aligned there (amkl's is
-    bottom-right), so such cases are refused rather than compared."""
-    import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    """bench/attention_fwd.py's SDPA call on its cuDNN backend, on [B, H, L, d] views of
+    [B, L, H, d] inputs. Causal with fewer queries than keys would be top-left aligned there
+    (amkl's is bottom-right), so such cases are refused rather than compared."""
+    from attention_fwd import sdpa
     if causal and q.shape[1] != k.shape[1]:
         raise ValueError("sdpa_cudnn: causal cases need as many queries as keys")
     qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-
-    def f():
-        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-            return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal, enable_gqa=gqa)
-    return f
+    cudnn = sdpa("cudnn")
+    return lambda: cudnn(qt, kt, vt, causal, gqa)
 
 
 def worker(cases, rep, sustain_ms, check):
@@ -323,9 +319,8 @@ def main():
                     errors[name].update(json.loads(x[7:]))
             print(f"round {r + 1}/{args.rounds} {name}: " +
                   " ".join(f"{c}={tf:.1f}" for c, tf in result.items()), flush=True)
-            for c, err in errors[name].items() if r == 0 else ():
-                if not err <= ORACLE_TOL:
-                    print(f"  MISMATCH {name} {c}: relative error {err:.3e}", flush=True)
+            for _, c in oracle_mismatches({name: errors[name]}) if r == 0 else ():
+                print(f"  MISMATCH {name} {c}: relative error {errors[name][c]:.3e}", flush=True)
             if args.out:  # what a run cut off (a device call's time limit) leaves behind
                 header["rounds_done"] = r
                 with open(args.out, "w") as fh:
@@ -357,17 +352,20 @@ def main():
     return 0
 
 
+def oracle_mismatches(errors):
+    """The (variant, case) pairs whose CPU-check error is above ORACLE_TOL (or NaN)."""
+    return [(n, c) for n, e in errors.items() for c, x in e.items() if not x <= ORACLE_TOL]
+
+
 def report_oracle_errors(errors):
     """Prints each variant's largest CPU-check error and a MISMATCH line per case above
-    ORACLE_TOL; returns those (variant, case) pairs."""
-    bad = [(n, c) for n, e in errors.items() for c, x in e.items() if not x <= ORACLE_TOL]
+    ORACLE_TOL."""
     for n, e in errors.items():
         if e:
             print(f"CPU check {n}: max relative error {max(e.values()):.2e} over {len(e)} cases")
-    for n, c in bad:
+    for n, c in oracle_mismatches(errors):
         print(f"MISMATCH {n} {c}: relative error {errors[n][c]:.3e} > {ORACLE_TOL} "
               "(this variant's numbers for the case are not to be used)")
-    return bad
 
 
 def rotated(seq, r):
