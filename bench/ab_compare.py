@@ -29,7 +29,8 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        processes, e.g. one build as two variants: AMKL_SM90_CONSUMER_WARPGROUPS=2 and =3)
 A variant NAME=@sdpa_cudnn is the peer instead of a build: PyTorch SDPA on its cuDNN backend,
 for softmax cases only (with [B, H, L, d] views of the same inputs, as bench/attention_fwd.py
-calls it), so that a kernel change and its ratio to cuDNN come out of one run.
+calls it), so that a kernel change and its ratio to cuDNN come out of one run. NAME=@fa3 is
+FlashAttention-3 (bench/fa3_peer.py; AMKL_FA3_PATH names an unzipped build) on softmax cases.
 In the first round every amkl variant's first call of each case is checked against amkl's CPU
 backend (the oracle, DESIGN.md section 4) on a slice of the case (oracle_slices): a variant
 whose error passes ORACLE_TOL is reported as a MISMATCH, and its numbers are not to be used.
@@ -54,6 +55,9 @@ GDPA_B, GDPA_H, GDPA_D = 1152, 4, 128
 # the last 192-row tile run; max |gpu - cpu| / max |cpu| above ORACLE_TOL is a mismatch (a
 # correct bf16 kernel stays near 1e-3: bf16 outputs and P; a wrong tile or mask is far off).
 ORACLE_ROWS, ORACLE_SEQS, ORACLE_TOL = 384, 2, 2e-2
+
+# The peers a --variant NAME=@PEER may name (softmax cases only).
+PEERS = ("sdpa_cudnn", "fa3")
 
 
 def softmax_shape(spec):
@@ -103,8 +107,8 @@ def make_case(spec):
     peer = os.environ.get("AB_PROVIDER")
     if peer is None:
         import amkl
-    elif peer != "sdpa_cudnn" or not spec.startswith("softmax:"):
-        raise ValueError(f"peer {peer}: only sdpa_cudnn, on softmax cases")
+    elif peer not in PEERS or not spec.startswith("softmax:"):
+        raise ValueError(f"peer {peer}: only {', '.join(PEERS)}, on softmax cases")
     f = spec.split(":")
     validate = f[-1] == "validated"
     if validate:
@@ -157,6 +161,9 @@ def make_case(spec):
         q = torch.randn(B, lq, H, d, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(B, L, h_kv, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         flops = softmax_flops(B, H, d, lq, L, causal)
+        if peer == "fa3":
+            import fa3_peer
+            return fa3_peer.dense_call(fa3_peer.load(), q, k, v, causal), flops
         if peer is not None:
             return sdpa_cudnn_call(q, k, v, causal, gqa=h_kv != H), flops
         fn = (lambda: amkl.attention(q, k, v, causal=causal))
@@ -272,9 +279,9 @@ def main():
             ap.error(f"--variant-cases {n}: not a variant, or cases not in --cases")
     runs = {name: own.get(name, cases) for name, _ in variants}
     for name, pydir in variants:
-        if pydir.startswith("@") and (pydir != "@sdpa_cudnn" or any(
+        if pydir.startswith("@") and (pydir[1:] not in PEERS or any(
                 not c.startswith("softmax:") for c in runs[name])):
-            ap.error(f"--variant {name}={pydir}: the only peer is @sdpa_cudnn, for softmax "
+            ap.error(f"--variant {name}={pydir}: the peers are @sdpa_cudnn and @fa3, for softmax "
                      "cases (limit it with --variant-cases)")
     extra_env = {name: {} for name, _ in variants}
     for x in args.variant_env:

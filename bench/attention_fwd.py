@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Forward attention benchmark (issue 3 section 5): amkl's Hopper kernel against PyTorch SDPA
-(cuDNN and flash backends), FlexAttention and a naive compiled PyTorch GDPA, in one run on the
-same inputs. Medians of triton.testing.do_bench (which flushes L2 between repetitions, so every
+(cuDNN and flash backends), FlexAttention, FlashAttention-3 where it is installed (bench/fa3_peer.py;
+softmax only: on the GDPA rows its jagged softmax on the same tokens, as a reference) and a naive
+compiled PyTorch GDPA, in one run on the same inputs. Medians of triton.testing.do_bench (which flushes L2 between repetitions, so every
 repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half; jagged: real
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
@@ -45,6 +46,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary  # noqa: E402
+import fa3_peer  # noqa: E402
 
 ACTIVATIONS = ["raw", "gelu", "gelu_approx", "fast_gelu", "leaky_relu", "relu", "fast_gelu_bf16",
                "silu", "fast_silu", "hardswish", "relu_square", "gelu_taylor"]
@@ -93,6 +95,20 @@ def sdpa(backend):
     return f
 
 
+def load_fa3(args):
+    """FA3's interface module, or None (the reason goes into the run's environment record)."""
+    if args.no_fa3:
+        return None
+    try:
+        fa3 = fa3_peer.load()
+        _SAVE.setdefault("env", {})["fa3"] = fa3.__file__
+        return fa3
+    except ImportError as e:
+        _SAVE.setdefault("env", {})["fa3"] = str(e)
+        print(f"no FA3 peer: {e}", flush=True)
+        return None
+
+
 def softmax_rows(args, rows):
     shapes = [  # (B, H, Hkv, L, d, causal)
         (8, 16, 16, 2048, 128, False), (8, 16, 16, 2048, 128, True),
@@ -103,6 +119,7 @@ def softmax_rows(args, rows):
         (2, 32, 8, 4096, 128, False), (2, 32, 8, 4096, 128, True),
     ]
     cudnn, flash = sdpa("cudnn"), sdpa("flash")
+    fa3 = load_fa3(args)
     flex = None
     try:
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -123,6 +140,13 @@ def softmax_rows(args, rows):
                          flops, args)
         run_provider(rows, row, "sdpa_cudnn", lambda: cudnn(qt, kt, vt, causal, gqa), flops, args)
         run_provider(rows, row, "sdpa_flash", lambda: flash(qt, kt, vt, causal, gqa), flops, args)
+        if fa3 is not None:
+            call = fa3_peer.dense_call(fa3, q, k, v, causal)
+            run_provider(rows, row, "fa3", call, flops, args)
+            if "tflops" in row["providers"]["fa3"]:  # a peer of unknown build: check it once
+                ref = cudnn(qt, kt, vt, causal, gqa).transpose(1, 2)
+                row["providers"]["fa3"]["max_abs_diff_vs_cudnn"] = float(
+                    (call().float() - ref.float()).abs().max())
         if flex is not None and (B, L, d) == (8, 2048, 128) and not args.no_flex:
             try:
                 bm = None
@@ -158,6 +182,7 @@ def gdpa_rows(args, rows):
     gen = torch.Generator().manual_seed(2025)
     naive = torch.compile(naive_gdpa, dynamic=True) if not args.no_naive else None
     cudnn = sdpa("cudnn")
+    fa3 = load_fa3(args)
     B, H, d = 1152, 4, 128
     cases = [(L, L, 1.0) for L in (256, 512, 1024, 2048)]
     cases += [(L, L, 0.5) for L in (256, 512, 1024, 2048)]
@@ -191,6 +216,13 @@ def gdpa_rows(args, rows):
         run_provider(rows, row, "sdpa_cudnn_softmax_dense",
                      lambda: cudnn(qd.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
                                    False), flops, args)
+        if fa3 is not None:
+            # FA3's jagged softmax on the same real tokens (KV as B sequences of Lk): what a
+            # softmax kernel does with this batch, beside amkl's GDPA (a reference, no bar).
+            cu_k = (torch.arange(B + 1, dtype=torch.int32) * Lk).cuda()
+            run_provider(rows, row, "fa3_softmax_jagged", fa3_peer.varlen_call(
+                fa3, q, k.view(B * Lk, H, d), v.view(B * Lk, H, d), cu, cu_k, Lq, Lk),
+                flops, args)
         rows.append(row)
         print_row(row)
         save(rows)
@@ -303,6 +335,7 @@ def main():
     ap.add_argument("--only", choices=["softmax", "gdpa"], default=None)
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--no-naive", action="store_true")
+    ap.add_argument("--no-fa3", action="store_true", help="skip FlashAttention-3 even if found")
     ap.add_argument("--sustain-ms", type=int, default=None,
                     help="untimed calls before each measurement (default 1000, --short 0): every "
                          "provider measured at the power-capped clock (bench/gpu_clock.py)")
