@@ -13,6 +13,9 @@ kernels and the masked-block path.
 
   python3 bench/sass_loop.py --d 64 --wg 3 --act Softmax [--src TREE] [--lines] [--segments]
       [--flag -DAMKL_SM90_TRACE ...]
+  python3 bench/sass_loop.py --binary LIB.so --function REGEX [--segments]
+      another library's kernel instead (e.g. FlashAttention-3's, bench/NOTES.md step 24): every
+      sm_90 kernel whose demangled name matches REGEX, read the same way (no compile)
 Needs nvcc (CUDA 13), the CUTLASS headers (AMKL_CUTLASS_INCLUDE_DIR or --cutlass), and
 cuobjdump / nvdisasm (AMKL_CUDA_TOOLS, the toolkit's, or Triton's bundled copies).
 """
@@ -131,6 +134,39 @@ def spills(ptxas_log):
     return tuple(int(x) for x in m.groups()) if m else None
 
 
+def print_loop(body, show_segments):
+    """The steady loop's summary, its local accesses and (show_segments) its branch structure."""
+    if not body:
+        print("no steady loop found")
+        return
+    s = loop_summary(body)
+    print(f"steady loop {body[0][0]:x}-{body[-1][0]:x}: {s['instructions']} instructions, "
+          f"{s['local']} local accesses, {s['mufu']} MUFU, {s['hgmma']} HGMMA")
+    for a, t in body:
+        if LOCAL.search(t):
+            print(f"  {a:x} {t}")
+    if show_segments:
+        for a, t, n in segments(body):
+            print(f"  {a:x} {t}  (+{n})")
+
+
+def binary_kernels(binary, pattern, work):
+    """[(demangled name, SASS text)] of the sm_90 kernels of a binary (a .so, an object or a
+    cubin) whose demangled names match the regex pattern."""
+    run([find_tool("cuobjdump"), "-xelf", "all", os.path.abspath(binary)], cwd=work)
+    cubins = sorted(glob.glob(os.path.join(work, "*sm_90*.cubin"))) or [binary]
+    out = []
+    for cubin in cubins:
+        text = run([find_tool("cuobjdump"), "-sass", cubin]).stdout
+        for part in re.split(r"\n\s*Function : ", text)[1:]:
+            name = part.split("\n", 1)[0].strip()
+            demangled = subprocess.run(["c++filt", name], capture_output=True,
+                                       text=True).stdout.strip() or name
+            if re.search(pattern, demangled):
+                out.append((demangled, part))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default=ROOT, help="source tree (default: this one)")
@@ -144,7 +180,20 @@ def main():
     ap.add_argument("--lines", action="store_true", help="local accesses with source lines")
     ap.add_argument("--segments", action="store_true", help="the loop's branch structure")
     ap.add_argument("--keep", help="directory to keep the object in")
+    ap.add_argument("--binary", help="read this binary's kernels instead of compiling one")
+    ap.add_argument("--function", default=".", help="with --binary: a regex on the demangled "
+                                                    "kernel names")
     args = ap.parse_args()
+    if args.binary:
+        work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
+        os.makedirs(work, exist_ok=True)
+        kernels = binary_kernels(args.binary, args.function, work)
+        if not kernels:
+            sys.exit(f"sass_loop: no sm_90 kernel of {args.binary} matches {args.function!r}")
+        for name, sass in kernels:
+            print(name[:400])
+            print_loop(steady_loop(parse_sass(sass)), args.segments)
+        return
     if not args.cutlass:
         sys.exit("sass_loop: set AMKL_CUTLASS_INCLUDE_DIR or --cutlass")
     work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
@@ -163,19 +212,7 @@ def main():
     print(f"{args.elem} d={args.d} wg={args.wg} {args.act}: stack / spill stores / loads "
           f"{sp[0]} / {sp[1]} / {sp[2]} B" if sp else "no ptxas summary found")
     sass = run([find_tool("cuobjdump"), "-sass", obj]).stdout
-    body = steady_loop(parse_sass(sass))
-    if not body:
-        print("no steady loop found")
-    else:
-        s = loop_summary(body)
-        print(f"steady loop {body[0][0]:x}-{body[-1][0]:x}: {s['instructions']} instructions, "
-              f"{s['local']} local accesses, {s['mufu']} MUFU, {s['hgmma']} HGMMA")
-        for a, t in body:
-            if LOCAL.search(t):
-                print(f"  {a:x} {t}")
-        if args.segments:
-            for a, t, n in segments(body):
-                print(f"  {a:x} {t}  (+{n})")
+    print_loop(steady_loop(parse_sass(sass)), args.segments)
     if args.lines:
         run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work)
         cubin = glob.glob(os.path.join(work, "*.cubin"))[0]

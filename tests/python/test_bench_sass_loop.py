@@ -68,3 +68,13 @@ def test_spills_of_the_kernel():
            "ptxas info    : Function properties for _ZN4amkl4cuda4sm9018attention_fwd_sm90I\n"
            "    112 bytes stack frame, 196 bytes spill stores, 332 bytes spill loads\n")
     assert sass_loop.spills(log) == (112, 196, 332)
+
+
+def test_the_loop_printout_names_counts_and_local_accesses(capsys):
+    sass_loop.print_loop(sass_loop.steady_loop(sass_loop.parse_sass(SASS)), show_segments=True)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("steady loop 30-90: 7 instructions, 2 local accesses, 1 MUFU, 2 HGMMA")
+    assert out[1].startswith("  30 LDL.64") and out[2].startswith("  80 STL")
+    assert out[3] == "  60 BAR.ARV R200, 0x100  (+3)"
+    sass_loop.print_loop(None, show_segments=False)
+    assert capsys.readouterr().out == "no steady loop found\n"
