@@ -7,7 +7,7 @@ repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half;
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
 again as "amkl_validated" with the default host check. Each measurement follows 1 s of untimed
-calls (the run's first 5 s), so every provider is measured at the clock the 700 W power cap
+calls (the run's first 15 s), so every provider is measured at the clock the 700 W power cap
 leaves it (after even a few milliseconds of idle, the first ~0.3 s of calls run at a higher
 clock), and records that clock, its power, and its cycles per call (bench/gpu_clock.py,
 bench/NOTES.md steps 15-16).
@@ -73,7 +73,8 @@ def bench(fn, warmup, rep, sustain_ms):
 def run_provider(rows, row, name, fn, flops, args):
     # The run's first measurement sustains first_sustain_ms: on a GPU that idled before the run
     # 1 s was not enough (session 14: the first row read 613 TFLOP/s at 1965 MHz, the same
-    # kernel 557 at 1740 MHz in another run).
+    # kernel 557 at 1740 MHz in another run), nor was 5 s on a freshly started machine (session
+    # 22: 619 at 1965 MHz, 561 at 1740 MHz in the next run on the same machine).
     sustain_ms = args.sustain_ms if rows or row["providers"] else max(args.sustain_ms,
                                                                        args.first_sustain_ms)
     try:
@@ -340,14 +341,14 @@ def main():
                     help="untimed calls before each measurement (default 1000, --short 0): every "
                          "provider measured at the power-capped clock (bench/gpu_clock.py)")
     ap.add_argument("--first-sustain-ms", type=int, default=None,
-                    help="untimed calls before the run's first measurement (default 5000, "
+                    help="untimed calls before the run's first measurement (default 15000, "
                          "--short 0): an idle GPU takes seconds to reach the cap")
     args = ap.parse_args()
     args.warmup, args.rep = (25, 100) if args.short else (100, 1000)
     if args.sustain_ms is None:
         args.sustain_ms = 0 if args.short else 1000
     if args.first_sustain_ms is None:
-        args.first_sustain_ms = 0 if args.short else 5000
+        args.first_sustain_ms = 0 if args.short else 15000
     torch.manual_seed(2025)
     rows = []
     t0 = time.time()
