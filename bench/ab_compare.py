@@ -281,8 +281,9 @@ def main():
     for name, pydir in variants:
         if pydir.startswith("@") and (pydir[1:] not in PEERS or any(
                 not c.startswith("softmax:") for c in runs[name])):
-            ap.error(f"--variant {name}={pydir}: the peers are @sdpa_cudnn and @fa3, for softmax "
-                     "cases (limit it with --variant-cases)")
+            ap.error(f"--variant {name}={pydir}: the peers are "
+                     f"{' and '.join('@' + p for p in PEERS)}, for softmax cases (limit it with "
+                     "--variant-cases)")
     extra_env = {name: {} for name, _ in variants}
     for x in args.variant_env:
         name, _, assignment = x.partition("=")

@@ -158,12 +158,13 @@ def binary_kernels(binary, pattern, work):
     out = []
     for cubin in cubins:
         text = run([find_tool("cuobjdump"), "-sass", cubin]).stdout
-        for part in re.split(r"\n\s*Function : ", text)[1:]:
-            name = part.split("\n", 1)[0].strip()
-            demangled = subprocess.run(["c++filt", name], capture_output=True,
-                                       text=True).stdout.strip() or name
-            if re.search(pattern, demangled):
-                out.append((demangled, part))
+        parts = re.split(r"\n\s*Function : ", text)[1:]
+        names = [part.split("\n", 1)[0].strip() for part in parts]
+        # One c++filt for the whole cubin (it demangles a name per input line).
+        demangled = run(["c++filt"], input="\n".join(names)).stdout.splitlines() if names else []
+        for part, name, pretty in zip(parts, names, demangled):
+            if re.search(pattern, pretty or name):
+                out.append((pretty or name, part))
     return out
 
 
@@ -184,9 +185,9 @@ def main():
     ap.add_argument("--function", default=".", help="with --binary: a regex on the demangled "
                                                     "kernel names")
     args = ap.parse_args()
+    work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
+    os.makedirs(work, exist_ok=True)
     if args.binary:
-        work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
-        os.makedirs(work, exist_ok=True)
         kernels = binary_kernels(args.binary, args.function, work)
         if not kernels:
             sys.exit(f"sass_loop: no sm_90 kernel of {args.binary} matches {args.function!r}")
@@ -196,8 +197,6 @@ def main():
         return
     if not args.cutlass:
         sys.exit("sass_loop: set AMKL_CUTLASS_INCLUDE_DIR or --cutlass")
-    work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
-    os.makedirs(work, exist_ok=True)
     cu, obj = os.path.join(work, "one.cu"), os.path.join(work, "one.o")
     with open(cu, "w") as f:
         f.write(ONE_KERNEL.format(elem=args.elem, d=args.d, dv=args.dv or args.d, wg=args.wg,
