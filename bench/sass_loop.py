@@ -16,6 +16,9 @@ kernels and the masked-block path.
   python3 bench/sass_loop.py --binary LIB.so --function REGEX [--segments]
       another library's kernel instead (e.g. FlashAttention-3's, bench/NOTES.md step 24): every
       sm_90 kernel whose demangled name matches REGEX, read the same way (no compile)
+  --stalls START:END (hex, repeatable): a range's instruction count and static stall cycles
+      (the stall counts ptxas writes into the control words; step 25 compared FA3's policy and
+      issue section with ours this way)
 Needs nvcc (CUDA 13), the CUTLASS headers (AMKL_CUTLASS_INCLUDE_DIR or --cutlass), and
 cuobjdump / nvdisasm (AMKL_CUDA_TOOLS, the toolkit's, or Triton's bundled copies).
 """
@@ -72,6 +75,38 @@ def run(cmd, **kw):
 def parse_sass(text):
     """[(address, instruction text)] of a cuobjdump -sass / nvdisasm listing."""
     return [(int(m.group(1), 16), m.group(2)) for m in map(INSTR.search, text.splitlines()) if m]
+
+
+CONTROL = re.compile(r"/\*\s*(0x[0-9a-f]{16})\s*\*/")
+
+
+def stall_counts(text):
+    """{address: stall cycles} of a cuobjdump -sass listing: the 4-bit stall count of each
+    instruction's control word (bits 41-44 of its second 64-bit half, printed on the line
+    after the instruction). It is the fixed wait ptxas sets before the next instruction
+    issues; waits on scoreboards (MUFU, SHFL, LDS results) come on top."""
+    out, lines = {}, text.splitlines()
+    for line, nxt in zip(lines, lines[1:]):
+        m = INSTR.search(line)
+        c = CONTROL.search(nxt)
+        if m and c and not INSTR.search(nxt):
+            out[int(m.group(1), 16)] = (int(c.group(1), 16) >> 41) & 0xF
+    return out
+
+
+def stall_summary(stalls, lo, hi):
+    """(instructions, stall cycles) over addresses lo <= a < hi."""
+    sel = [c for a, c in stalls.items() if lo <= a < hi]
+    return len(sel), sum(sel)
+
+
+def print_stalls(sass, ranges):
+    """Static issue cost of each address range START:END (hex) of the listing."""
+    stalls = stall_counts(sass)
+    for r in ranges:
+        lo, hi = (int(x, 16) for x in r.split(":"))
+        n, c = stall_summary(stalls, lo, hi)
+        print(f"  {lo:x}-{hi:x}: {n} instructions, {c} stall cycles")
 
 
 def steady_loop(ins):
@@ -184,6 +219,8 @@ def main():
     ap.add_argument("--binary", help="read this binary's kernels instead of compiling one")
     ap.add_argument("--function", default=".", help="with --binary: a regex on the demangled "
                                                     "kernel names")
+    ap.add_argument("--stalls", action="append", default=[], metavar="START:END",
+                    help="hex address range: its instructions and static stall cycles")
     args = ap.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
     os.makedirs(work, exist_ok=True)
@@ -194,6 +231,7 @@ def main():
         for name, sass in kernels:
             print(name[:400])
             print_loop(steady_loop(parse_sass(sass)), args.segments)
+            print_stalls(sass, args.stalls)
         return
     if not args.cutlass:
         sys.exit("sass_loop: set AMKL_CUTLASS_INCLUDE_DIR or --cutlass")
@@ -212,6 +250,7 @@ def main():
           f"{sp[0]} / {sp[1]} / {sp[2]} B" if sp else "no ptxas summary found")
     sass = run([find_tool("cuobjdump"), "-sass", obj]).stdout
     print_loop(steady_loop(parse_sass(sass)), args.segments)
+    print_stalls(sass, args.stalls)
     if args.lines:
         run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work)
         cubin = glob.glob(os.path.join(work, "*.cubin"))[0]

@@ -78,3 +78,20 @@ def test_the_loop_printout_names_counts_and_local_accesses(capsys):
     assert out[3] == "  60 BAR.ARV R200, 0x100  (+3)"
     sass_loop.print_loop(None, show_segments=False)
     assert capsys.readouterr().out == "no steady loop found\n"
+
+
+def test_stall_counts_read_the_control_words():
+    # Control words with stall counts 2 (FMNMX), 7 (FADD) and 1 (MUFU): bits 41-44 of the
+    # second half, as cuobjdump prints it on the line after the instruction.
+    listing = """
+        /*c300*/                   FMNMX R8, R88, -INF , !PT ;        /* 0xff80000058087809 */
+                                                                      /* 0x000fe40007800000 */
+        /*c310*/                   FADD R21, R204, R93 ;              /* 0x0000005dcc157221 */
+                                                                      /* 0x008fee0000000000 */
+        /*c320*/                   MUFU.EX2 R99, R99 ;                /* 0x0000006300637308 */
+                                                                      /* 0x000e620000000800 */
+"""
+    stalls = sass_loop.stall_counts(listing)
+    assert stalls == {0xc300: 2, 0xc310: 7, 0xc320: 1}
+    assert sass_loop.stall_summary(stalls, 0xc300, 0xc320) == (2, 9)
+    assert sass_loop.stall_summary(stalls, 0xc310, 0xc400) == (2, 8)
