@@ -919,11 +919,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         AMKL_SM90_STAMP(IssueEnd, n);
         warpgroup_wait<1>();
         AMKL_SM90_STAMP(SReady, n);
-        s_landed(n, n_max);
+        warpgroup_fence_operand(tSrS);
         pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor);
+        // Where the wait for P V lands is ptxas's choice: it hoists the wait to just after the
+        // nearest earlier barrier arrive, or to where it first reuses one of P's registers
+        // (dead to the compiler once P V is issued). With K released as soon as S landed, the
+        // wait sat at the top of the score policy, where 7.5% of the kernel's warp samples
+        // stalled (ncu, bench/NOTES.md step 25). With the releases (K's, and after the last
+        // block Q's) after the policy and P kept live until P V has landed, it sinks behind
+        // most of the exponentials, as FA3's does.
+        s_landed(n, n_max);
         AMKL_SM90_STAMP(ActDone, n);
         warpgroup_wait<0>();
         AMKL_SM90_STAMP(PvReady, n);
+        warpgroup_fence_operand(tOrP);
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v_of());
         if constexpr (softmax) {
