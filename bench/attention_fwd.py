@@ -7,7 +7,8 @@ repetition reads its inputs from HBM). TFLOP/s = 4*H*d*sum(Lq*Lk) (causal: half;
 tokens only), the same count for every provider, so ratios are speed ratios. amkl's jagged
 rows run with validate_offsets=False (no host check of the offsets; the peers do none), and
 again as "amkl_validated" with the default host check. Each measurement follows 1 s of untimed
-calls (the run's first 15 s), so every provider is measured at the clock the 700 W power cap
+calls (the run's first 15 s, and that first measurement is taken twice, the second reported),
+so every provider is measured at the clock the 700 W power cap
 leaves it (after even a few milliseconds of idle, the first ~0.3 s of calls run at a higher
 clock), and records that clock, its power, and its cycles per call (bench/gpu_clock.py,
 bench/NOTES.md steps 15-16).
