@@ -80,6 +80,10 @@ struct Case {
   // KV sequences whose V is +inf throughout: their query sequences' rows (identity map) are
   // not compared; they leave inf in the O registers of the CTA that ran them.
   std::vector<int> inf_v_seqs;
+  // K rows at positions >= k_jump_from of every KV sequence are multiplied by k_jump_gain:
+  // softmax's running max then jumps at that key block (by ~4.6 (gain - 1) in log2 units).
+  int k_jump_from = 0;
+  float k_jump_gain = 1.f;
 };
 
 // GoogleTest prints a parameter with this (instead of its bytes).
@@ -166,6 +170,16 @@ TEST_P(GpuFwd, MatchesOracle) {
   const int64_t q_elems = c.broadcast_q ? qs.L * qs.row_stride() : qs.elems();
   std::vector<uint16_t> hq = fill(q_elems), hk = fill(ks.elems()),
                         hv = fill(vs.elems());
+  if (c.k_jump_gain != 1.f) {
+    for (int b = 0; b < int(c.lk.size()); ++b) {
+      const int64_t r0 = ks.jagged ? ks.cu[size_t(b)] : int64_t(b) * ks.L;
+      for (int64_t r = r0 + c.k_jump_from; r < r0 + c.lk[size_t(b)]; ++r) {
+        for (int64_t i = r * ks.row_stride(); i < r * ks.row_stride() + int64_t(ks.H) * ks.d; ++i) {
+          hk[size_t(i)] = to_bits(c.k_jump_gain * from_bits(hk[size_t(i)], dt), dt);
+        }
+      }
+    }
+  }
   for (int sq : c.inf_v_seqs) {
     const int64_t r0 = vs.jagged ? vs.cu[size_t(sq)] : int64_t(sq) * vs.L;
     const int64_t r1 = vs.jagged ? vs.cu[size_t(sq) + 1] : r0 + vs.L;
@@ -742,6 +756,27 @@ std::vector<Case> all_cases() {
     c.name = name;
     for (char& ch : c.name) ch = ch == '-' ? 'm' : (ch == '+' ? 'p' : ch);
     v.push_back(c);
+  }
+  // Softmax's running max jumping at a later key block: by ~30 (log2 units; the block's
+  // exponentials, taken against the old max, are rescaled by a power of two) and by ~180
+  // (they overflow: the block is scored again, max first; ScorePolicy::exp_ahead).
+  for (float gain : {8.f, 40.f}) {
+    for (int d : {64, 128, 256}) {
+      for (DType dt : {DType::BFloat16, DType::Float16}) {
+        Case c;
+        c.dtype = dt;
+        c.d = c.dv = d;
+        c.lq = {300, 70};
+        c.lk = {1000, 450};
+        c.k_jump_from = 300;
+        c.k_jump_gain = gain;
+        c.causal = d == 128 && dt == DType::Float16;
+        c.name = std::string("softmax_k_jump") + std::to_string(int(gain)) + "_" +
+                 (dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" + std::to_string(d) +
+                 (c.causal ? "_causal" : "");
+        v.push_back(c);
+      }
+    }
   }
   {
     Case c;  // fp16 masks + jagged

@@ -268,13 +268,16 @@ struct ScorePolicy {
   /// after the activation (or before softmax's exponentials), where ptxas may schedule its
   /// instructions among the policy's. (For fast_gelu it does not: the stores follow the
   /// activation's uniform branch and run as a block of their own; bench/NOTES.md step 9.)
+  /// `full_lo`, `full_hi`: the tile's keys allowed for every row (TileInfo's), held in
+  /// registers by the caller (read from the tile info in shared memory at every block, they
+  /// cost two loads and a dozen instructions a block: bench/NOTES.md steps 20 and 26).
   template <Activation kAct, int kBlockN, bool kUnscaledHalf, bool kPacks, class FragS,
             class FragC, class Within = NoWork>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
-                                        const FragC& coord, float (&factor)[2],
-                                        Within&& within = NoWork{}) {
+                                        const FragC& coord, float (&factor)[2], int full_lo,
+                                        int full_hi, Within&& within = NoWork{}) {
     // Some key of the block is not allowed for some row of the tile.
-    const bool need_mask = n0 < w.full_lo || n0 + kBlockN > w.full_hi;
+    const bool need_mask = n0 < full_lo || n0 + kBlockN > full_hi;
     factor[0] = factor[1] = 1.f;
     if constexpr (kAct == Activation::Softmax) {
       softmax_block<kPacks>(a, w, n0, need_mask, s, coord, factor, within);
@@ -743,7 +746,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   typename Cfg::TiledMmaPV mma_pv;
   auto thr_qk = mma_qk.get_thread_slice(tid);
   auto thr_pv = mma_pv.get_thread_slice(tid);
-  Tensor tSrQ = thr_qk.partition_fragment_A(sQ);
+  // Q's descriptors from the warpgroup's first thread, the warpgroup broadcast from lane 0:
+  // the same for every thread of the warpgroup (an SS WGMMA's A operand is the warpgroup's
+  // rows), and visibly so to ptxas (with q_index_in_loop: uniform registers).
+  const int wg_first_thread = __shfl_sync(0xffffffffu, tid / 128, 0) * 128;
+  Tensor tSrQ = mma_qk.get_thread_slice(wg_first_thread).partition_fragment_A(sQ);
   Tensor tSrK = thr_qk.partition_fragment_B(sK);
   Tensor tOrV = thr_pv.partition_fragment_B(sVt);
   Tensor tSrS = partition_fragment_C(mma_qk, Shape<BM, BN>{});
@@ -782,17 +789,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Vec16Rows<Element> deferred_rows;
   float deferred_mul[2];
   ScorePolicy pol;
-  // The Q stage's index inside the block loop. Where registers are tight it is made opaque,
-  // so that the compiler derives Q's WGMMA descriptors from it at each issue instead of
-  // keeping one per k-step live through the loop (ptxas spilled those and reloaded three
-  // 64-bit descriptors before every S issue).
-  auto q_index_in_loop = [&] {
-    if constexpr (kTightRegisters) {
-      return opaque_int(st_q.index());
-    } else {
-      return st_q.index();
-    }
-  };
+  // The Q stage's index inside the block loop, opaque to the compiler and broadcast from lane
+  // 0: Q's WGMMA descriptors (from it and the warpgroup's first thread, tSrQ above) are then
+  // derived at each S issue on the uniform datapath, one R2UR for the index, instead of being
+  // hoisted out of the loop into eight pairs of vector registers and moved to uniform ones
+  // before every HGMMA (16 R2UR and 16 vector moves a block in the d = 128 kernels; bench/
+  // NOTES.md steps 21 and 26). With three warpgroups the hoisted descriptors spilled.
+  auto q_index_in_loop = [&] { return __shfl_sync(0xffffffffu, opaque_int(st_q.index()), 0); };
   // One thread per warpgroup releases its Q stages (the ring counts warpgroups): the first.
   const bool q_releaser = tid % 128 == 0;
   // O leaves this warpgroup's tile through the Q stage (kStageO) where the output allows, the
@@ -878,6 +881,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     int q_stage = 0;  // this tile's Q stage
     if (w.has_blocks()) {
       const int n_min = w.n_block_min, n_max = w.n_block_max;
+      // Warp-uniform, and broadcast so that ptxas sees it: the mask branch stays uniform.
+      const int full_lo = __shfl_sync(0xffffffffu, w.full_lo, 0);
+      const int full_hi = __shfl_sync(0xffffffffu, w.full_hi, 0);
       float factor[2];
       if (!s_issued) {  // block n_min: S only
         smem.ring_q.consumer_wait(st_q);
@@ -892,13 +898,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       AMKL_SM90_STAMP(SReady, n_min);
       s_landed(n_min, n_max);
       flush_staged_q();
-      if (deferred) {  // uniform: from s_issued and the call's output layout
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor, [&] {
+      // `deferred` is warp-uniform (from s_issued and the call's output layout), but set in
+      // the epilogue's branches on the tile info it looks per-thread to ptxas, and testing it
+      // as it is kept the mainloop's K and V WGMMA descriptors off the uniform datapath (an
+      // R2UR before every HGMMA; bench/NOTES.md step 20). Broadcast from lane 0 it does not.
+      if (__shfl_sync(0xffffffffu, int(deferred), 0)) {
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor,
+                                                        full_lo, full_hi, [&] {
           store_o_vec16(deferred_rows, tOrO, deferred_mul);
         });
         deferred = false;
       } else {
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS,
+                                                        factor, full_lo, full_hi);
       }
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
@@ -920,7 +932,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_wait<1>();
         AMKL_SM90_STAMP(SReady, n);
         warpgroup_fence_operand(tSrS);
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor,
+                                                        full_lo, full_hi);
         // Where the wait for P V lands is ptxas's choice: it hoists the wait to just after the
         // nearest earlier barrier arrive, or to where it first reuses one of P's registers
         // (dead to the compiler once P V is issued). With K released as soon as S landed, the
