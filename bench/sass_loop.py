@@ -19,6 +19,10 @@ kernels and the masked-block path.
   --stalls START:END (hex, repeatable): a range's instruction count and static stall cycles
       (the stall counts ptxas writes into the control words; step 25 compared FA3's policy and
       issue section with ours this way)
+  --path START:END[,START:END...] (hex, repeatable): the instructions of one path through the
+      code (the ranges --segments shows between the branches it takes), counted by opcode, with
+      how many run on the uniform datapath (U* opcodes: one lane's work, not 32). At the power
+      cap a block costs its energy, and its instructions are most of what varies (step 26)
 Needs nvcc (CUDA 13), the CUTLASS headers (AMKL_CUTLASS_INCLUDE_DIR or --cutlass), and
 cuobjdump / nvdisasm (AMKL_CUDA_TOOLS, the toolkit's, or Triton's bundled copies).
 """
@@ -107,6 +111,31 @@ def print_stalls(sass, ranges):
         lo, hi = (int(x, 16) for x in r.split(":"))
         n, c = stall_summary(stalls, lo, hi)
         print(f"  {lo:x}-{hi:x}: {n} instructions, {c} stall cycles")
+
+
+def opcode(text):
+    """The opcode of an instruction's text, without its guard predicate and modifiers."""
+    return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
+
+
+def path_mix(ins, ranges):
+    """{opcode: count} over the instructions at addresses in any of the ranges (lo <= a < hi)."""
+    mix = {}
+    for a, t in ins:
+        if any(lo <= a < hi for lo, hi in ranges):
+            mix[opcode(t)] = mix.get(opcode(t), 0) + 1
+    return mix
+
+
+def print_paths(sass, specs):
+    """Each path's instruction count and opcode mix (see --path)."""
+    ins = parse_sass(sass)
+    for spec in specs:
+        ranges = [tuple(int(x, 16) for x in r.split(":")) for r in spec.split(",")]
+        mix = path_mix(ins, ranges)
+        n, u = sum(mix.values()), sum(c for o, c in mix.items() if o.startswith("U"))
+        print(f"  path {spec}: {n} instructions, {n - u} vector, {u} uniform")
+        print("    " + ", ".join(f"{o} {c}" for o, c in sorted(mix.items(), key=lambda x: -x[1])))
 
 
 def steady_loop(ins):
@@ -221,6 +250,8 @@ def main():
                                                     "kernel names")
     ap.add_argument("--stalls", action="append", default=[], metavar="START:END",
                     help="hex address range: its instructions and static stall cycles")
+    ap.add_argument("--path", action="append", default=[], metavar="START:END,...",
+                    help="hex address ranges of one path: its instructions by opcode")
     args = ap.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="sass_loop_")
     os.makedirs(work, exist_ok=True)
@@ -232,6 +263,7 @@ def main():
             print(name[:400])
             print_loop(steady_loop(parse_sass(sass)), args.segments)
             print_stalls(sass, args.stalls)
+            print_paths(sass, args.path)
         return
     if not args.cutlass:
         sys.exit("sass_loop: set AMKL_CUTLASS_INCLUDE_DIR or --cutlass")
@@ -251,6 +283,7 @@ def main():
     sass = run([find_tool("cuobjdump"), "-sass", obj]).stdout
     print_loop(steady_loop(parse_sass(sass)), args.segments)
     print_stalls(sass, args.stalls)
+    print_paths(sass, args.path)
     if args.lines:
         run([find_tool("cuobjdump"), "-xelf", "all", obj], cwd=work)
         cubin = glob.glob(os.path.join(work, "*.cubin"))[0]

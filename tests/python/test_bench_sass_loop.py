@@ -95,3 +95,22 @@ def test_stall_counts_read_the_control_words():
     assert stalls == {0xc300: 2, 0xc310: 7, 0xc320: 1}
     assert sass_loop.stall_summary(stalls, 0xc300, 0xc320) == (2, 9)
     assert sass_loop.stall_summary(stalls, 0xc310, 0xc400) == (2, 8)
+
+
+def test_path_mix_counts_opcodes_over_the_ranges():
+    # 0x30-0x60 and 0x90-0xa0: LDL, two HGMMA (S and P V), the guarded BRA; not BAR, MUFU, STL.
+    ins = sass_loop.parse_sass(SASS)
+    assert sass_loop.path_mix(ins, [(0x30, 0x60), (0x90, 0xa0)]) == {"LDL": 1, "HGMMA": 2,
+                                                                       "BRA": 1}
+    assert sass_loop.opcode("@!UP0 UIADD3 UR6, UR4, 0x80, URZ") == "UIADD3"
+
+
+def test_print_paths_splits_uniform_from_vector(capsys):
+    listing = """
+        /*0100*/                   UIADD3 UR6, UR4, 0x80, URZ ;
+        /*0110*/                   R2UR UR4, R88 ;
+        /*0120*/               @P0 FADD R2, R2, 1 ;
+"""
+    sass_loop.print_paths(listing, ["100:130"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "  path 100:130: 3 instructions, 2 vector, 1 uniform"
