@@ -345,12 +345,22 @@ def main():
         print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" if n in m else f"{'-':>9s}" for n in names) +
               f"   {m[ran[-1]] / m[ran[0]]:.3f}")
     report_oracle_errors(errors)
-    mhz = {c: {n: median_mhz(clocks[n].get(c, [])) for n in names} for c in cases}
+    mhz = {c: {n: median_of(clocks[n].get(c, []), "sm_mhz_median") for n in names}
+           for c in cases}
     if any(v is not None for m in mhz.values() for v in m.values()):
         print("median SM MHz while measuring:")
         for c in cases:
             print(f"{c:28s} " + " ".join(f"{mhz[c][n]:9.0f}" if mhz[c][n] is not None
                                          else f"{'-':>9s}" for n in names))
+        # At the power cap a kernel's speed is the power it may draw over its energy per
+        # FLOP (bench/NOTES.md step 26): GFLOP per joule compares what a clock table cannot.
+        print("GFLOP per joule (median TFLOP/s over the median board power):")
+        for c in cases:
+            print(f"{c:28s} " + " ".join(
+                f"{v:9.3f}" if v is not None else f"{'-':>9s}"
+                for v in (gflop_per_joule(medians[c].get(n),
+                                          median_of(clocks[n].get(c, []), "power_w_median"))
+                          for n in names)))
     if args.out:
         header["rounds_done"] = args.rounds
         with open(args.out, "w") as fh:
@@ -382,10 +392,16 @@ def rotated(seq, r):
     return list(seq[k:]) + list(seq[:k])
 
 
-def median_mhz(case_clocks):
-    """The median over rounds of each round's median SM clock (None without samples)."""
-    v = sorted(c["sm_mhz_median"] for c in case_clocks if c)
+def median_of(case_clocks, key):
+    """The median over rounds of one of each round's clock-sample medians (gpu_clock.py's
+    "sm_mhz_median", "power_w_median"); None without samples."""
+    v = sorted(c[key] for c in case_clocks if c and c.get(key) is not None)
     return v[len(v) // 2] if v else None
+
+
+def gflop_per_joule(tflops, watts):
+    """TFLOP/s over W, in GFLOP/J (None where either is missing)."""
+    return tflops * 1e3 / watts if tflops and watts else None
 
 
 def gpu_name():

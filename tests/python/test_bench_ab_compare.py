@@ -3,6 +3,8 @@
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 import ab_compare  # noqa: E402
 
@@ -86,3 +88,18 @@ def test_oracle_slice_of_jagged_cases_is_their_first_sequences():
     sliced = ab_compare.oracle_slices(q, kj, vj, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, seqs=2)
     assert torch.equal(sliced[1]["k"], kj[9:]) and sliced[1]["cu_seqlens_k"].tolist() == [0, 11, 24]
     assert ab_compare.oracle_error(out, sliced, kw) < 1e-5
+
+
+def test_median_of_a_clock_field_over_rounds():
+    rounds = [{"sm_mhz_median": 1785.0, "power_w_median": 688.0}, {},
+              {"sm_mhz_median": 1740.0, "power_w_median": 697.0},
+              {"sm_mhz_median": 1890.0, "power_w_median": 679.0}]
+    assert ab_compare.median_of(rounds, "sm_mhz_median") == 1785.0
+    assert ab_compare.median_of(rounds, "power_w_median") == 688.0
+    assert ab_compare.median_of([{}, {}], "power_w_median") is None
+
+
+def test_gflop_per_joule():
+    assert ab_compare.gflop_per_joule(600.0, 700.0) == pytest.approx(857.142857)
+    assert ab_compare.gflop_per_joule(None, 700.0) is None
+    assert ab_compare.gflop_per_joule(600.0, None) is None
