@@ -96,6 +96,7 @@ struct Side {
   std::vector<int32_t> cu, used;
   int64_t row_stride() const { return int64_t(H) * d + pad; }
   int64_t rows() const { return jagged ? T : int64_t(B) * L; }
+  int64_t first_row(int b) const { return jagged ? cu[size_t(b)] : int64_t(b) * L; }
   int64_t elems() const { return rows() * row_stride(); }
 };
 
@@ -172,16 +173,17 @@ TEST_P(GpuFwd, MatchesOracle) {
                         hv = fill(vs.elems());
   if (c.k_jump_gain != 1.f) {
     for (int b = 0; b < int(c.lk.size()); ++b) {
-      const int64_t r0 = ks.jagged ? ks.cu[size_t(b)] : int64_t(b) * ks.L;
+      const int64_t r0 = ks.first_row(b);
       for (int64_t r = r0 + c.k_jump_from; r < r0 + c.lk[size_t(b)]; ++r) {
-        for (int64_t i = r * ks.row_stride(); i < r * ks.row_stride() + int64_t(ks.H) * ks.d; ++i) {
+        const int64_t i0 = r * ks.row_stride();
+        for (int64_t i = i0; i < i0 + int64_t(ks.H) * ks.d; ++i) {
           hk[size_t(i)] = to_bits(c.k_jump_gain * from_bits(hk[size_t(i)], dt), dt);
         }
       }
     }
   }
   for (int sq : c.inf_v_seqs) {
-    const int64_t r0 = vs.jagged ? vs.cu[size_t(sq)] : int64_t(sq) * vs.L;
+    const int64_t r0 = vs.first_row(sq);
     const int64_t r1 = vs.jagged ? vs.cu[size_t(sq) + 1] : r0 + vs.L;
     for (int64_t i = r0 * vs.row_stride(); i < r1 * vs.row_stride(); ++i) {
       hv[size_t(i)] = to_bits(INFINITY, dt);
@@ -757,9 +759,9 @@ std::vector<Case> all_cases() {
     for (char& ch : c.name) ch = ch == '-' ? 'm' : (ch == '+' ? 'p' : ch);
     v.push_back(c);
   }
-  // Softmax's running max jumping at a later key block: by ~30 (log2 units; the block's
-  // exponentials, taken against the old max, are rescaled by a power of two) and by ~180
-  // (they overflow: the block is scored again, max first; ScorePolicy::exp_ahead).
+  // Softmax's running max jumping at a later key block, by ~30 and by ~180 (log2 units): the
+  // max moves past the slack and O and the row sums are rescaled. ~180 also overflows 2^x
+  // where exponentials are taken against the old max (bench/patches/exp-ahead-of-max.patch).
   for (float gain : {8.f, 40.f}) {
     for (int d : {64, 128, 256}) {
       for (DType dt : {DType::BFloat16, DType::Float16}) {
