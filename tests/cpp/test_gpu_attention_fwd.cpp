@@ -744,7 +744,7 @@ std::vector<Case> all_cases() {
     }
   }
   // fast_gelu folds the scale into its constants only for 1e-12 <= |scale| <= 1e13
-  // (apply_act); scales on both sides of that range take the plain formula.
+  // (fast_gelu_fold); scales on both sides of that range take the plain formula.
   for (float sc : {1e-14f, 3e-12f, 5e12f, 2e13f}) {
     Case c;
     c.act = Activation::FastGelu;
@@ -761,7 +761,7 @@ std::vector<Case> all_cases() {
   }
   // Softmax's running max jumping at a later key block, by ~30 and by ~180 (log2 units): the
   // max moves past the slack and O and the row sums are rescaled. ~180 also overflows 2^x
-  // where exponentials are taken against the old max (bench/patches/exp-ahead-of-max.patch).
+  // where exponentials are taken against the old max (ScorePolicy::exp_ahead: the refill).
   for (float gain : {8.f, 40.f}) {
     for (int d : {64, 128, 256}) {
       for (DType dt : {DType::BFloat16, DType::Float16}) {

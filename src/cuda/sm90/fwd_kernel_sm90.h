@@ -85,6 +85,19 @@ __device__ __forceinline__ int opaque_int(int x) {
   return y;
 }
 
+/// Whether `p` holds in any thread of the calling warpgroup: a reduction over a named barrier of
+/// its 128 threads (all four warps must call it, with the same barrier).
+__device__ __forceinline__ bool warpgroup_any(bool p, int barrier) {
+  uint32_t any;
+  asm volatile(
+      "{\n .reg .pred p_in, p_out;\n setp.ne.u32 p_in, %1, 0;\n"
+      " barrier.cta.red.or.pred p_out, %2, 128, p_in;\n selp.u32 %0, 1, 0, p_out;\n}\n"
+      : "=r"(any)
+      : "r"(uint32_t(p)), "r"(barrier)
+      : "memory");
+  return any != 0;
+}
+
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
   return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
@@ -141,18 +154,12 @@ __device__ __forceinline__ void convert_scaled_pairs(const FragO& o, const float
   }
 }
 
-/// Whether fast_gelu's scale can be folded into its constants (see apply_act).
-__device__ __forceinline__ bool fast_gelu_folds(float scale) {
-  const float abs_scale = fabsf(scale);
-  return abs_scale >= 1e-12f && abs_scale <= 1e13f;
-}
-
 /// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
 /// kUnscaledHalf (fast_gelu, bf16 P): where the scale folds, the result is f(scale * s) /
 /// (0.5 scale) and the epilogue multiplies O by 0.5 scale (p_unit in the kernel): one FMUL per
 /// element less. Not for fp16 P, whose range the larger values could exceed.
 template <Activation kAct, bool kUnscaledHalf = false, class Frag>
-__device__ __forceinline__ void apply_act(Frag& s, float scale) {
+__device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
   if constexpr (kAct == Activation::FastGelu) {
     // 0.5 x (1 + tanh(x (c0 + c1 x^2))) at x = scale * s, with the scale folded into the
     // constants and the half into one FFMA (or into the epilogue: kUnscaledHalf): 6 (5)
@@ -161,14 +168,10 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
     // warpgroup against ~435 for the identity, bench/NOTES.md step 6). Evaluating a share of
     // the elements without the MUFU (exp2 polynomial + Newton reciprocal) made every row
     // slower (step 7): the added instructions cost more than the tanh throughput they free.
-    // The fold needs c1 ~ 0.036 scale^3 to stay a normal float: for |scale| outside
-    // [1e-12, 1e13] it would underflow (losing the cubic term, or 0 * inf = NaN for large s)
-    // or overflow, so such scales take the plain formula on x = scale * s (uniform branch).
-    using namespace detail::act_const;
-    if (fast_gelu_folds(scale)) {
-      const float c0 = float(kSqrt2OverPi) * scale;
-      const float c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
-      const float half = 0.5f * scale;
+    // The folded constants come from the host (FastGeluFold): computed here they cost ~7
+    // instructions a key block, which ptxas recomputed at every block (bench/NOTES.md step 27).
+    if (a.gelu.folds) {
+      const float c0 = a.gelu.c0, c1 = a.gelu.c1, half = a.gelu.half;
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
         const float x = s(i);
@@ -183,20 +186,20 @@ __device__ __forceinline__ void apply_act(Frag& s, float scale) {
     } else {
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
-        s(i) = detail::activation_forward_fast<Activation::FastGelu>(s(i) * scale);
+        s(i) = detail::activation_forward_fast<Activation::FastGelu>(s(i) * a.scale);
       }
     }
   } else if constexpr (kAct == Activation::FastGeluBf16) {
     CUTE_UNROLL
     for (int i = 0; i < size(s); i += 2) {
-      float x0 = s(i) * scale, x1 = s(i + 1) * scale;
+      float x0 = s(i) * a.scale, x1 = s(i + 1) * a.scale;
       detail::fast_gelu_bf16_pair(x0, x1);
       s(i) = x0;
       s(i + 1) = x1;
     }
   } else {
     CUTE_UNROLL
-    for (int i = 0; i < size(s); ++i) s(i) = detail::activation_forward_fast<kAct>(s(i) * scale);
+    for (int i = 0; i < size(s); ++i) s(i) = detail::activation_forward_fast<kAct>(s(i) * a.scale);
   }
 }
 
@@ -251,12 +254,41 @@ struct NoWork {
   __device__ __forceinline__ void operator()() const {}
 };
 
+/// ScorePolicy::apply's `refill` where softmax must take the block's max first (no S to fall
+/// back on): the tile's first block, whose running max is -inf anyway.
+struct NoRefill {
+  template <class FragS>
+  __device__ __forceinline__ void operator()(FragS&) const {}
+};
+
+/// ScorePolicy::apply's `refill` in the mainloop: `issue(s)` writes the block's S into s again
+/// (a WGMMA: the whole warpgroup issues it), and any(p) is the warpgroup's vote on doing so.
+template <class Issue>
+struct WarpgroupRefill {
+  Issue issue;
+  int first_vote_barrier;  // consumer warpgroup w votes over named barrier first + w
+  __device__ __forceinline__ WarpgroupRefill(Issue i, int first)
+      : issue(i), first_vote_barrier(first) {}
+  __device__ __forceinline__ bool any(bool p) const {
+    // The consumer warpgroup (threads 128 .. on) from the thread index here, not kept live
+    // across the mainloop: the three-warpgroup d = 64 kernel has no register to spare there.
+    return warpgroup_any(p, first_vote_barrier + int(threadIdx.x) / 128 - 1);
+  }
+  template <class FragS>
+  __device__ __forceinline__ void operator()(FragS& s) const {
+    issue(s);
+  }
+};
+
 /// The score policies on one S block, in registers. Softmax: scale (and softcap), mask to
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
 struct ScorePolicy {
   static constexpr float kLog2e = 1.4426950408889634f;
-  static constexpr float kMaxSlack = 8.f;  // log2 units (softmax_block)
+  static constexpr float kMaxSlack = 8.f;  // log2 units (online_update)
+  // exp_ahead gives up on a block whose max jumped by this much or more (log2 units): 2^x
+  // overflows from x = 128 and the factor 2^-jump leaves float's normal range from 127.
+  static constexpr float kAheadLimitP = 0x1p100f;
   float row_max[2], row_sum[2];
 
   __device__ __forceinline__ void reset() {
@@ -271,40 +303,76 @@ struct ScorePolicy {
   /// `full_lo`, `full_hi`: the tile's keys allowed for every row (TileInfo's), held in
   /// registers by the caller (read from the tile info in shared memory at every block, they
   /// cost two loads and a dozen instructions a block: bench/NOTES.md steps 20 and 26).
+  /// `refill`: a WarpgroupRefill (or NoRefill). Given one, softmax takes the exponentials of
+  /// an unmasked block ahead of its max (exp_ahead), and where that fails in some warp, the
+  /// warpgroup scores the block again through it; every warp of the warpgroup must then call
+  /// apply for the same blocks (its vote is a barrier).
   template <Activation kAct, int kBlockN, bool kUnscaledHalf, bool kPacks, class FragS,
-            class FragC, class Within = NoWork>
+            class FragC, class Within = NoWork, class Refill = NoRefill>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2], int full_lo,
-                                        int full_hi, Within&& within = NoWork{}) {
+                                        int full_hi, Within&& within = NoWork{},
+                                        Refill&& refill = NoRefill{}) {
     // Some key of the block is not allowed for some row of the tile.
     const bool need_mask = n0 < full_lo || n0 + kBlockN > full_hi;
     factor[0] = factor[1] = 1.f;
     if constexpr (kAct == Activation::Softmax) {
-      softmax_block<kPacks>(a, w, n0, need_mask, s, coord, factor, within);
+      constexpr bool kAhead = !cute::is_same_v<cute::remove_cvref_t<Refill>, NoRefill>;
+      if constexpr (kAhead) {
+        if (!need_mask) {  // uniform over the warpgroup: the tile's key range
+          // A warp takes the exponentials ahead of the block's max where all its rows have a
+          // finite running max (a row without keys so far has none to take them against; the
+          // quad shuffles need the whole warp on one path). Where some row's max jumped too
+          // far for them, the block is scored again through a WGMMA, which the whole
+          // warpgroup issues: so the warpgroup votes on it (one named-barrier reduction a
+          // block) before any warp commits its exponentials.
+          const bool ahead =
+              __all_sync(0xffffffffu, row_max[0] != -INFINITY && row_max[1] != -INFINITY);
+          float sl2 = softcap_scores(a, s);
+          within();
+          float bsum[2];
+          const bool jumped = ahead && exp_ahead(sl2, s, bsum);
+          if (refill.any(jumped)) {
+            refill(s);  // nothing was committed: the block is scored again, max first
+            sl2 = softcap_scores(a, s);
+            online_update(sl2, s, factor);
+          } else if (ahead) {
+            exp_ahead_commit(s, bsum, factor);
+          } else {
+            online_update(sl2, s, factor);
+          }
+          return;
+        }
+      }
+      const float sl2 = softcap_scores(a, s);
+      if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY, pack_shift_of<kPacks>(a));
+      within();
+      online_update(sl2, s, factor);
     } else {
-      apply_act<kAct, kUnscaledHalf>(s, a.scale);
+      apply_act<kAct, kUnscaledHalf>(s, a);
       within();
       if (need_mask) mask_block(a, w, n0, s, coord, 0.f, pack_shift_of<kPacks>(a));
     }
   }
 
-  /// Softmax on one S block: softcap, mask to -inf, the online max and sum (factor: what O's
-  /// rows must be rescaled by).
-  template <bool kPacks, class FragS, class FragC, class Within>
-  __device__ __forceinline__ void softmax_block(const FwdArgs& a, const TileInfo& w, int n0,
-                                                bool need_mask, FragS& s, const FragC& coord,
-                                                float (&factor)[2], Within& within) {
-    // Scores stay unscaled (raw S) when there is no softcap: the scale is folded into the max
-    // and into one FFMA per element below (p = exp2(S * scale_log2 - max * scale_log2)).
-    float sl2 = a.scale_log2;
+  /// Softcap (where set) on raw S; returns the factor that takes the scores to log2 units.
+  /// Scores stay unscaled (raw S) when there is no softcap: the scale is folded into the max
+  /// and into one FFMA per element (p = exp2(S * scale_log2 - max * scale_log2)).
+  template <class FragS>
+  __device__ __forceinline__ static float softcap_scores(const FwdArgs& a, FragS& s) {
     if (a.softcap > 0.f) {
       const float inv = a.scale / a.softcap, mul = a.softcap * kLog2e;
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) s(i) = mul * detail::act_fast_tanh(s(i) * inv);
-      sl2 = 1.f;
+      return 1.f;
     }
-    if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY, pack_shift_of<kPacks>(a));
-    within();
+    return a.scale_log2;
+  }
+
+  /// The online max and sum on one block of scores (masked entries -inf), max first: P in
+  /// place of S; factor: what O's rows must be rescaled by.
+  template <class FragS>
+  __device__ __forceinline__ void online_update(float sl2, FragS& s, float (&factor)[2]) {
     float bmax[2] = {-INFINITY, -INFINITY};
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) bmax[(i >> 1) & 1] = fmaxf(bmax[(i >> 1) & 1], s(i));
@@ -332,6 +400,87 @@ struct ScorePolicy {
       row_sum[(i >> 1) & 1] += p;
       s(i) = p;
     }
+  }
+
+  static constexpr float kSlackP = 256.f;  // 2^kMaxSlack
+  static_assert(kMaxSlack == 8.f, "kSlackP is 2^kMaxSlack");
+
+  /// The rows' maxima of P over the quad (P >= 0).
+  template <class FragS>
+  __device__ __forceinline__ static void p_row_max(const FragS& s, float (&pm)[2]) {
+    float pmax[2] = {0.f, 0.f};
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); ++i) pmax[(i >> 1) & 1] = fmaxf(pmax[(i >> 1) & 1], s(i));
+    CUTE_UNROLL
+    for (int r = 0; r < 2; ++r) pm[r] = quad_max(pmax[r]);
+  }
+
+  /// Whether some thread's partial row sum of P exceeds the slack (NaN included).
+  __device__ __forceinline__ static bool past_slack(const float (&bsum)[2]) {
+    return __any_sync(0xffffffffu, !(bsum[0] <= kSlackP) || !(bsum[1] <= kSlackP));
+  }
+
+  /// The online max and sum on an unmasked block whose rows all have a finite running max,
+  /// exponentials first: they are taken against the running max before the block's max is
+  /// known, so the MUFU queue starts with the policy instead of after the max reduction (ptxas
+  /// issues every FMNMX before the first exponential otherwise, whatever the source order:
+  /// bench/NOTES.md steps 25-26), and the block's max is read off P (2^x is monotonic). P in
+  /// place of S and its partial row sums in bsum; nothing else changes until
+  /// exp_ahead_commit. Returns (the same in the whole warp) whether some row's max jumped by
+  /// log2(kAheadLimitP) or more: P may have overflowed there, and the block must be scored
+  /// again from S.
+  template <class FragS>
+  __device__ __forceinline__ bool exp_ahead(float sl2, FragS& s, float (&bsum)[2]) const {
+    bsum[0] = bsum[1] = 0.f;
+    CUTE_UNROLL
+    for (int i = 0; i < size(s); ++i) {
+      const int r = (i >> 1) & 1;
+      const float p = detail::fast_exp2(fmaf(s(i), sl2, -row_max[r]));
+      bsum[r] += p;
+      s(i) = p;
+    }
+    // P >= 0: where a thread's partial row sums stay within the slack, so does each of its
+    // P, and the block's max is not needed at all. That is the common case (the running max
+    // moves on a row's first blocks, rarely after), and it saves the block's 64 FMNMX and
+    // the max's shuffles: instructions are what a block costs at the power cap
+    // (bench/NOTES.md step 26). NaN sums take the slow path too (and stay NaN).
+    if (!past_slack(bsum)) return false;
+    float pm[2];
+    p_row_max(s, pm);
+    return __any_sync(0xffffffffu, !(pm[0] < kAheadLimitP) || !(pm[1] < kAheadLimitP));
+  }
+
+  /// exp_ahead's result committed where no row of the warpgroup jumped too far: the result is
+  /// online_update's up to a power of two per row. Where a row's max moved past the slack, its
+  /// P is multiplied by 2^(old max - new max) (exact), and so are its sums. P's row maxima are
+  /// taken again here (where a sum is past the slack, rarely) rather than kept from
+  /// exp_ahead: live across the warpgroup's vote, they cost the three-warpgroup d = 64 kernel
+  /// spills in its mainloop.
+  template <class FragS>
+  __device__ __forceinline__ void exp_ahead_commit(FragS& s, float (&bsum)[2],
+                                                   float (&factor)[2]) {
+    if (past_slack(bsum)) {
+      float pm[2];
+      p_row_max(s, pm);
+      if (__any_sync(0xffffffffu, !(pm[0] <= kSlackP) || !(pm[1] <= kSlackP))) {
+        CUTE_UNROLL
+        for (int r = 0; r < 2; ++r) {
+          if (!(pm[r] <= kSlackP)) {
+            // An integer, as online_update's: ceil(old max + log2(pm)), the block's max
+            // rounded up (up to lg2's 2^-22 error, which at worst moves it by one: P <= 2).
+            const float new_max = ceilf(row_max[r] + detail::fast_log2(pm[r]));
+            factor[r] = detail::fast_exp2(row_max[r] - new_max);
+            row_max[r] = new_max;
+            row_sum[r] *= factor[r];
+            bsum[r] *= factor[r];
+          }
+        }
+        CUTE_UNROLL
+        for (int i = 0; i < size(s); ++i) s(i) *= factor[(i >> 1) & 1];
+      }
+    }
+    CUTE_UNROLL
+    for (int r = 0; r < 2; ++r) row_sum[r] += bsum[r];
   }
 };
 
@@ -737,7 +886,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int tid = threadIdx.x - 128;
   const int cwg = tid / 128;  // consumer warpgroup 0 .. kConsumerWarpgroups - 1
   constexpr int kWarpgroups = Cfg::kConsumerWarpgroups;
-  constexpr int kBarFirst = 1;  // named barriers kBarFirst + cwg (0 is __syncthreads)
+  // NamedBarrier ids kBarFirst + cwg (the hardware's are ReservedNamedBarrierCount higher)
+  constexpr int kBarFirst = 1;
+  constexpr int kVoteBarrierFirst = 1;  // the hardware's ids 1 + cwg (refill_s)
   auto turn_wait = [&] { cutlass::arch::NamedBarrier::sync(256, kBarFirst + cwg); };
   auto turn_pass = [&] {
     cutlass::arch::NamedBarrier::arrive(256, kBarFirst + (cwg + 1) % kWarpgroups);
@@ -751,8 +902,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // rows), and visibly so to ptxas (with q_index_in_loop: uniform registers).
   const int wg_first_thread = __shfl_sync(0xffffffffu, tid / 128, 0) * 128;
   Tensor tSrQ = mma_qk.get_thread_slice(wg_first_thread).partition_fragment_A(sQ);
-  Tensor tSrK = thr_qk.partition_fragment_B(sK);
-  Tensor tOrV = thr_pv.partition_fragment_B(sVt);
+  // K's and V's shared-memory bases and (below) stage indices broadcast from lane 0: the
+  // part of their WGMMA descriptors that does not change is then computed once, not at
+  // every block (step 26 of bench/NOTES.md: ~6 vector instructions a block).
+  auto uniform_smem = [](Element* p) {
+    const uint32_t u = __shfl_sync(0xffffffffu, uint32_t(__cvta_generic_to_shared(p)), 0);
+    return static_cast<Element*>(__cvta_shared_to_generic(u));
+  };
+  Tensor tSrK = thr_qk.partition_fragment_B(
+      make_tensor(make_smem_ptr(uniform_smem(smem.k.data())), typename Cfg::SmemLayoutK{}));
+  Tensor tOrV = thr_pv.partition_fragment_B(
+      make_tensor(make_smem_ptr(uniform_smem(smem.v.data())), typename Cfg::SmemLayoutVt{}));
+  auto uniform_index = [](int i) { return __shfl_sync(0xffffffffu, i, 0); };
   Tensor tSrS = partition_fragment_C(mma_qk, Shape<BM, BN>{});
   Tensor tOrO = partition_fragment_C(mma_pv, Shape<BM, typename Cfg::DV>{});
   Tensor tOrP = make_tensor<Element>(partition_shape_A(mma_pv, Shape<BM, BN>{}));
@@ -869,6 +1030,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     smem.ring_k.consumer_release(st);
     if (n == n_max - 1 && !stage_o && q_releaser) smem.ring_q.consumer_release(st_q);
   };
+  // S of the block being scored, again, from its Q and K stages (held until the policy is
+  // done): only where ScorePolicy::exp_ahead found a jump of some row's running max too large
+  // for its exponentials, which needs scores that jump by ~70 or more (natural units) from
+  // one key block to the next. The warpgroup votes on it over its own named barrier: the
+  // hardware's barrier 1 + cwg. (CUTLASS's NamedBarrier, which the turn and O barriers go
+  // through, adds ReservedNamedBarrierCount to its ids and so never uses ids below it: they
+  // are reserved for CUTLASS's own collectives, none of which this kernel runs.)
+  const auto refill_s = WarpgroupRefill([&](auto& s) {
+    wgmma_issue(mma_qk, tSrQ(_, _, _, q_index_in_loop()), tSrK(_, _, _, st.index()), s, true);
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(s);
+  }, kVoteBarrierFirst);
+  static_assert(kVoteBarrierFirst + kWarpgroups <=
+                    int(cutlass::arch::NamedBarrier::ReservedNamedBarrierCount),
+                "the vote barriers lie below CUTLASS's NamedBarrier ids");
   smem.tiles.full[slot.index()].wait(slot.phase());
   for (;;) {
     const TileInfo& w = smem.tiles.info[slot.index()];
@@ -880,7 +1056,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               w.m0 + 64 * (cwg + 1) <= w.len_q;
     int q_stage = 0;  // this tile's Q stage
     if (w.has_blocks()) {
-      const int n_min = w.n_block_min, n_max = w.n_block_max;
+      const int n_min = __shfl_sync(0xffffffffu, w.n_block_min, 0);
+      const int n_max = __shfl_sync(0xffffffffu, w.n_block_max, 0);
       // Warp-uniform, and broadcast so that ptxas sees it: the mask branch stays uniform.
       const int full_lo = __shfl_sync(0xffffffffu, w.full_lo, 0);
       const int full_hi = __shfl_sync(0xffffffffu, w.full_hi, 0);
@@ -921,11 +1098,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         turn_wait();
         AMKL_SM90_STAMP(IssueBegin, n);
         smem.ring_k.consumer_wait(st);
-        wgmma_issue(mma_qk, tSrQ(_, _, _, q_index_in_loop()), tSrK(_, _, _, st.index()), tSrS,
-                    true);
+        wgmma_issue(mma_qk, tSrQ(_, _, _, q_index_in_loop()),
+                    tSrK(_, _, _, uniform_index(st.index())), tSrS, true);
         smem.ring_v.consumer_wait(st_v_of());
         warpgroup_fence_operand(tOrP);
-        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
+        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, uniform_index(st_v_of().index())), tOrO, first_pv);
         first_pv = false;
         turn_pass();
         AMKL_SM90_STAMP(IssueEnd, n);
@@ -933,7 +1110,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         AMKL_SM90_STAMP(SReady, n);
         warpgroup_fence_operand(tSrS);
         pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor,
-                                                        full_lo, full_hi);
+                                                        full_lo, full_hi, NoWork{}, refill_s);
         // Where the wait for P V lands is ptxas's choice: it hoists the wait to just after the
         // nearest earlier barrier arrive, or to where it first reuses one of P's registers
         // (dead to the compiler once P V is issued). With K released as soon as S landed, the
@@ -949,7 +1126,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_fence_operand(tOrO);
         smem.ring_v.consumer_release(st_v_of());
         if constexpr (softmax) {
-          // factor is exactly 1 unless the row's max moved (softmax_block's slack): no rescale
+          // factor is exactly 1 unless the row's max moved (online_update's slack): no rescale
           // where no row of the warp moved.
           if (__any_sync(0xffffffffu, factor[0] != 1.f || factor[1] != 1.f)) {
             CUTE_UNROLL
@@ -1002,7 +1179,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       asm volatile("" ::: "memory");
       smem.tiles.empty[slot.index()].arrive();
       float mul[2];
-      const float p_unit = kUnscaledHalf && fast_gelu_folds(a.scale) ? 0.5f * a.scale : 1.f;
+      const float p_unit = kUnscaledHalf && a.gelu.folds ? a.gelu.half : 1.f;
       if (stage_o) {
         epilogue_scale<kPacks>(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
                        [&] { stage_o_write(q_stage, mul); });
