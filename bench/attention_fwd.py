@@ -14,11 +14,13 @@ clock), and records that clock, its power, and its cycles per call (bench/gpu_cl
 bench/NOTES.md steps 15-16).
 
 Usage: python3 bench/attention_fwd.py [--short] [--out DIR]
-Writes DIR/attention_fwd_h200.json (raw samples, GPU, clocks, versions) and a PNG plot.
+Writes DIR/attention_fwd_<gpu>.json (raw samples, GPU, clocks, versions) and a PNG plot, <gpu>
+being the GPU the run measured (h100, h200, or its name in lower case).
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -257,13 +259,21 @@ def gdpa_rows(args, rows):
 _SAVE = {}
 
 
+def gpu_tag(gpu_name):
+    """A short file-name tag for the GPU a run measured: "NVIDIA H100 80GB HBM3" -> "h100",
+    "NVIDIA H200" -> "h200"; any other name in lower case with non-alphanumerics as '_'."""
+    m = re.search(r"\b(H100|H200)\b", gpu_name)
+    return m.group(1).lower() if m else re.sub(r"[^a-z0-9]+", "_", gpu_name.lower()).strip("_")
+
+
 def save(rows):
     """Writes the JSON after every row, so a run stopped early still leaves its results."""
     if not _SAVE:
         return
     res = {"env": _SAVE["env"], "args": _SAVE["args"], "rows": rows,
            "seconds": time.time() - _SAVE["t0"]}
-    with open(os.path.join(_SAVE["out"], "attention_fwd_h200.json"), "w") as f:
+    name = f"attention_fwd_{gpu_tag(_SAVE['env']['gpu'])}.json"
+    with open(os.path.join(_SAVE["out"], name), "w") as f:
         json.dump(res, f, indent=1)
 
 
@@ -304,7 +314,7 @@ def environment():
     return env
 
 
-def plot(rows, path):
+def plot(rows, path, gpu_name):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -329,7 +339,7 @@ def plot(rows, path):
     ax.set_xticks([x + 0.4 - w / 2 for x in range(len(groups))])
     ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("TFLOP/s (forward)")
-    ax.set_title("attention forward, bf16, H200")
+    ax.set_title(f"attention forward, bf16, {gpu_name}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -366,7 +376,8 @@ def main():
     if args.only in (None, "gdpa"):
         gdpa_rows(args, rows)
     save(rows)
-    plot(rows, os.path.join(args.out, "attention_fwd_h200.png"))
+    gpu = _SAVE["env"]["gpu"]
+    plot(rows, os.path.join(args.out, f"attention_fwd_{gpu_tag(gpu)}.png"), gpu)
     print(f"done in {time.time() - t0:.0f} s")
 
 

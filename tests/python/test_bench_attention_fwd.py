@@ -48,3 +48,9 @@ def test_short_runs_do_not_repeat_the_first(fake_bench):
     row = {"providers": {}}
     attention_fwd.run_provider([], row, "amkl", lambda: None, 1e12, short)
     assert fake_bench == [0]
+
+
+def test_results_are_named_after_the_gpu_they_ran_on():
+    assert attention_fwd.gpu_tag("NVIDIA H100 80GB HBM3") == "h100"
+    assert attention_fwd.gpu_tag("NVIDIA H200") == "h200"
+    assert attention_fwd.gpu_tag("NVIDIA GeForce RTX 4090") == "nvidia_geforce_rtx_4090"
