@@ -266,14 +266,18 @@ def gpu_tag(gpu_name):
     return m.group(1).lower() if m else re.sub(r"[^a-z0-9]+", "_", gpu_name.lower()).strip("_")
 
 
+def result_path(ext):
+    """DIR/attention_fwd_<gpu>.<ext>: where this run's JSON and plot go."""
+    return os.path.join(_SAVE["out"], f"attention_fwd_{gpu_tag(_SAVE['env']['gpu'])}.{ext}")
+
+
 def save(rows):
     """Writes the JSON after every row, so a run stopped early still leaves its results."""
     if not _SAVE:
         return
     res = {"env": _SAVE["env"], "args": _SAVE["args"], "rows": rows,
            "seconds": time.time() - _SAVE["t0"]}
-    name = f"attention_fwd_{gpu_tag(_SAVE['env']['gpu'])}.json"
-    with open(os.path.join(_SAVE["out"], name), "w") as f:
+    with open(result_path("json"), "w") as f:
         json.dump(res, f, indent=1)
 
 
@@ -376,8 +380,7 @@ def main():
     if args.only in (None, "gdpa"):
         gdpa_rows(args, rows)
     save(rows)
-    gpu = _SAVE["env"]["gpu"]
-    plot(rows, os.path.join(args.out, f"attention_fwd_{gpu_tag(gpu)}.png"), gpu)
+    plot(rows, result_path("png"), _SAVE["env"]["gpu"])
     print(f"done in {time.time() - t0:.0f} s")
 
 
