@@ -225,27 +225,60 @@ __device__ __forceinline__ float activation_forward_fast(float x) {
   }
 }
 
+/// lo and hi rounded to bf16 in one 32-bit word (lo in the low half): one cvt.rn.bf16x2.f32.
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  uint32_t w;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
+}
+/// The bf16 in the low / high half of a 32-bit word, as a float (exact).
+__device__ __forceinline__ float bf16_low_as_float(uint32_t w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_high_as_float(uint32_t w) {
+  return __uint_as_float(w & 0xffff0000u);
+}
+
 /// fast_gelu_bf16 on two values at once: the bf16 roundings of its definition done as packed
 /// conversions (cvt.rn.bf16x2.f32), the tanh as one tanh.approx.bf16x2 for both.
+/// kDoubled: the results are 2 f(x), for a caller that multiplies by 0.5 later (exact: a
+/// power of two, and bf16 has float's exponent range): 2 f(x) = a + a t is then one
+/// fma.rn.bf16x2 for the pair, rounded once to bf16, where f(x) itself takes two unpacks, two
+/// FMUL, two FFMA and a conversion (the scores loop of this activation is bound by its
+/// instruction stream, bench/NOTES.md step 29).
+template <bool kDoubled = false>
 __device__ __forceinline__ void fast_gelu_bf16_pair(float& x0, float& x1) {
   using namespace act_const;
-  const __nv_bfloat162 xb = __floats2bfloat162_rn(x0, x1);
-  const float a0 = __low2float(xb), a1 = __high2float(xb);
-  // u = c a (1 + g a^2) as a (c + c g a^2), 0.5 a (1 + t) as h + h t with h = a / 2 (exact):
-  // five float instructions per element instead of seven (the scores loop is bound by its
-  // instruction stream, bench/NOTES.md step 7); the float values rounded to bf16 differ from
-  // the reference order's by float rounding only.
+  // u = c a (1 + g a^2) as a (c + c g a^2): the float values rounded to bf16 differ from the
+  // reference order's by float rounding only.
   const float c = float(kBf16SqrtTwoOverPi), cg = float(kBf16SqrtTwoOverPi * kGeluCubic);
-  const __nv_bfloat162 u =
-      __floats2bfloat162_rn(a0 * fmaf(cg, a0 * a0, c), a1 * fmaf(cg, a1 * a1, c));
-  uint32_t ub = *reinterpret_cast<const uint32_t*>(&u), tb;
-  asm("tanh.approx.bf16x2 %0, %1;" : "=r"(tb) : "r"(ub));
-  const __nv_bfloat162 t = *reinterpret_cast<const __nv_bfloat162*>(&tb);
-  const float h0 = 0.5f * a0, h1 = 0.5f * a1;
-  const __nv_bfloat162 r =
-      __floats2bfloat162_rn(fmaf(h0, __low2float(t), h0), fmaf(h1, __high2float(t), h1));
-  x0 = __low2float(r);
-  x1 = __high2float(r);
+  if constexpr (kDoubled) {
+    // The packed values stay 32-bit words, their halves read with a shift and a mask: through
+    // __nv_bfloat162 and __low2float, ptxas kept the halves as 16-bit registers and joined
+    // them again (two PRMT per pair) for the bf16x2 FMA.
+    const uint32_t xw = pack_bf16x2(x0, x1);
+    const float a0 = bf16_low_as_float(xw), a1 = bf16_high_as_float(xw);
+    const uint32_t uw = pack_bf16x2(a0 * fmaf(cg, a0 * a0, c), a1 * fmaf(cg, a1 * a1, c));
+    uint32_t tw, rw;
+    asm("tanh.approx.bf16x2 %0, %1;" : "=r"(tw) : "r"(uw));
+    asm("fma.rn.bf16x2 %0, %1, %2, %1;" : "=r"(rw) : "r"(xw), "r"(tw));
+    x0 = bf16_low_as_float(rw);
+    x1 = bf16_high_as_float(rw);
+  } else {
+    // Here the 32-bit words cost registers: the fp16 kernel (d 128) spilled 154 B with them,
+    // none with these forms.
+    const __nv_bfloat162 xb = __floats2bfloat162_rn(x0, x1);
+    const float a0 = __low2float(xb), a1 = __high2float(xb);
+    const __nv_bfloat162 u =
+        __floats2bfloat162_rn(a0 * fmaf(cg, a0 * a0, c), a1 * fmaf(cg, a1 * a1, c));
+    uint32_t ub = *reinterpret_cast<const uint32_t*>(&u), tb;
+    asm("tanh.approx.bf16x2 %0, %1;" : "=r"(tb) : "r"(ub));
+    const __nv_bfloat162 t = *reinterpret_cast<const __nv_bfloat162*>(&tb);
+    // 0.5 a (1 + t) as h + h t with h = a / 2 (exact).
+    const float h0 = 0.5f * a0, h1 = 0.5f * a1;
+    const __nv_bfloat162 r =
+        __floats2bfloat162_rn(fmaf(h0, __low2float(t), h0), fmaf(h1, __high2float(t), h1));
+    x0 = __low2float(r);
+    x1 = __high2float(r);
+  }
 }
 #endif
 

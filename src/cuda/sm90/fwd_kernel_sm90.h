@@ -112,8 +112,7 @@ template <class Element>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   static_assert(sizeof(Element) == 2, "16-bit Element");
   if constexpr (cute::is_same_v<Element, cutlass::bfloat16_t>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
+    return detail::pack_bf16x2(lo, hi);
   } else {
     const __half2 v = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<const uint32_t*>(&v);
@@ -155,9 +154,10 @@ __device__ __forceinline__ void convert_scaled_pairs(const FragO& o, const float
 }
 
 /// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
-/// kUnscaledHalf (fast_gelu, bf16 P): where the scale folds, the result is f(scale * s) /
-/// (0.5 scale) and the epilogue multiplies O by 0.5 scale (p_unit in the kernel): one FMUL per
-/// element less. Not for fp16 P, whose range the larger values could exceed.
+/// kUnscaledHalf (fast_gelu and fast_gelu_bf16, bf16 P): fast_gelu's result is f(scale * s) /
+/// (0.5 scale) where the scale folds, fast_gelu_bf16's 2 f(scale * s), and the epilogue
+/// multiplies O by what was left out (p_unit_of): fewer instructions per element. Not for
+/// fp16 P, whose range the larger values could exceed.
 template <Activation kAct, bool kUnscaledHalf = false, class Frag>
 __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
   if constexpr (kAct == Activation::FastGelu) {
@@ -193,13 +193,27 @@ __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
     CUTE_UNROLL
     for (int i = 0; i < size(s); i += 2) {
       float x0 = s(i) * a.scale, x1 = s(i + 1) * a.scale;
-      detail::fast_gelu_bf16_pair(x0, x1);
+      detail::fast_gelu_bf16_pair<kUnscaledHalf>(x0, x1);
       s(i) = x0;
       s(i + 1) = x1;
     }
   } else {
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) s(i) = detail::activation_forward_fast<kAct>(s(i) * a.scale);
+  }
+}
+
+/// What apply_act<kAct, kUnscaledHalf> left out of P, for the epilogue to multiply O by: 0.5
+/// scale (fast_gelu, where the scale folds), 0.5 (fast_gelu_bf16), else 1.
+template <Activation kAct, bool kUnscaledHalf>
+__device__ __forceinline__ float p_unit_of(const FwdArgs& a) {
+  if constexpr (!kUnscaledHalf) {
+    return 1.f;
+  } else if constexpr (kAct == Activation::FastGeluBf16) {
+    return 0.5f;
+  } else {
+    static_assert(kAct == Activation::FastGelu, "kUnscaledHalf: fast_gelu or fast_gelu_bf16");
+    return a.gelu.folds ? a.gelu.half : 1.f;
   }
 }
 
@@ -922,8 +936,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
   constexpr bool softmax = kAct == Activation::Softmax;
   constexpr bool kPacks = Cfg::kPacksGqa;
+  // fast_gelu_bf16's doubled pair made the three-warpgroup kernel (d 64) spill in its loop
+  // (256 B of stack, 110 local accesses a block; bench/NOTES.md step 29): it keeps f whole.
   constexpr bool kUnscaledHalf =
-      kAct == Activation::FastGelu && cute::is_same_v<Element, cutlass::bfloat16_t>;
+      cute::is_same_v<Element, cutlass::bfloat16_t> &&
+      (kAct == Activation::FastGelu || (kAct == Activation::FastGeluBf16 && !kTightRegisters));
 
   static_assert(1 + kWarpgroups <= kTraceRoles, "a trace slot per consumer warpgroup");
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
@@ -1179,7 +1196,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       asm volatile("" ::: "memory");
       smem.tiles.empty[slot.index()].arrive();
       float mul[2];
-      const float p_unit = kUnscaledHalf && a.gelu.folds ? a.gelu.half : 1.f;
+      const float p_unit = p_unit_of<kAct, kUnscaledHalf>(a);
       if (stage_o) {
         epilogue_scale<kPacks>(a, wr, softmax, p_unit, pol, tOcO, tid, mul,
                        [&] { stage_o_write(q_stage, mul); });
