@@ -11,7 +11,9 @@ each other, not the traced time with an untraced run.
 Usage (GPU machine, repository root):
   bash bench/ab_build.sh /tmp/ab trace . -DAMKL_SM90_TRACE
   PYTHONPATH=/tmp/ab/trace python3 bench/trace_tiles.py --case gdpa:256:256 --out /tmp/trace_l256
-Cases as in bench/ab_compare.py. Writes OUT.json and OUT.png.
+Cases as in bench/ab_compare.py. Writes OUT.json and OUT.png, and with --raw the whole stamp
+buffer as OUT.npz (compressed; decode() reads it back: np.load(OUT.npz)["words"]) for
+analyses the summary does not make (e.g. per tile length).
 """
 import argparse
 import collections
@@ -63,6 +65,26 @@ def intervals(streams):
     return total, count, span
 
 
+def by_tile_length(streams, role):
+    """{tile length (key blocks, TileStart's argument): (tiles, mean cycles from one TileStart
+    to the next, {interval: mean cycles per tile})} for one consumer role; a CTA's last tile
+    (no TileStart after it) is left out."""
+    out = {}
+    for (cta, r), ev in streams.items():
+        if r != role:
+            continue
+        starts = [i for i, e in enumerate(ev) if e[1] == "TileStart"]
+        for a, b in zip(starts, starts[1:]):
+            n = ev[a][2]
+            tiles, cycles, parts = out.setdefault(n, [0, 0, collections.Counter()])
+            out[n][0] += 1
+            out[n][1] += (ev[b][0] - ev[a][0]) & CLOCK_MASK
+            for (t0, e0, _), (t1, e1, _) in zip(ev[a:b], ev[a + 1:b + 1]):
+                parts[f"{e0}->{e1}"] += (t1 - t0) & CLOCK_MASK
+    return {n: (t, c / t, {k: v / t for k, v in parts.items()})
+            for n, (t, c, parts) in sorted(out.items())}
+
+
 def plot(streams, roles, ctas, path, window):
     import matplotlib
     matplotlib.use("Agg")
@@ -103,19 +125,34 @@ def main():
     ap.add_argument("--out", required=True, help="path prefix for OUT.json and OUT.png")
     ap.add_argument("--plot-ctas", default="0,1,2")
     ap.add_argument("--window", type=int, default=200000, help="cycles shown in the plot")
+    ap.add_argument("--raw", action="store_true", help="also write the stamp buffer to OUT.npz")
+    ap.add_argument("--from-npz", help="analyse a buffer written by --raw (no GPU, no run; "
+                    "--case then only labels the report)")
+    ap.add_argument("--by-length", action="store_true",
+                    help="also break the consumers' time down by tile length (key blocks)")
     args = ap.parse_args()
-    fn, flops = make_case(args.case)
-    fn()  # warm-up, untraced
-    torch.cuda.synchronize()
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
-    buf = torch.zeros(sms * len(ROLES) * EVENTS_PER_ROLE, dtype=torch.int64, device="cuda")
-    os.environ["AMKL_SM90_TRACE_BUFFER"] = hex(buf.data_ptr())
-    try:
-        fn()
+    if args.from_npz:
+        import numpy as np
+        saved = np.load(args.from_npz)
+        sms = int(saved["sms"])
+        raw = saved["words"].tolist()
+    else:
+        fn, flops = make_case(args.case)
+        fn()  # warm-up, untraced
         torch.cuda.synchronize()
-    finally:
-        del os.environ["AMKL_SM90_TRACE_BUFFER"]
-    words = [int(w) & ((1 << 64) - 1) for w in buf.cpu().tolist()]
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        buf = torch.zeros(sms * len(ROLES) * EVENTS_PER_ROLE, dtype=torch.int64, device="cuda")
+        os.environ["AMKL_SM90_TRACE_BUFFER"] = hex(buf.data_ptr())
+        try:
+            fn()
+            torch.cuda.synchronize()
+        finally:
+            del os.environ["AMKL_SM90_TRACE_BUFFER"]
+        if args.raw:
+            import numpy as np
+            np.savez_compressed(args.out + ".npz", words=buf.cpu().numpy(), sms=sms)
+        raw = buf.cpu().tolist()
+    words = [int(w) & ((1 << 64) - 1) for w in raw]
     if not any(words):
         sys.exit("no stamps: is this a -DAMKL_SM90_TRACE build? (bench/ab_build.sh ... "
                  "-DAMKL_SM90_TRACE)")
@@ -137,10 +174,22 @@ def main():
         for r in rows:
             print(f"    {r['interval']:28s} {100 * r['share']:5.1f}%  mean {r['mean_cycles']:8.0f}"
                   f"  x{r['count']}")
+    if args.by_length:
+        report["by_tile_length"] = {}
+        for role in (r for r in roles if r != "producer"):
+            lengths = by_tile_length(streams, role)
+            report["by_tile_length"][role] = {
+                str(n): {"tiles": t, "mean_cycles": c, "intervals": parts}
+                for n, (t, c, parts) in lengths.items()}
+            print(f"  {role} by tile length (mean cycles per tile; the largest intervals)")
+            for n, (t, c, parts) in lengths.items():
+                top = sorted(parts.items(), key=lambda kv: -kv[1])[:6]
+                print(f"    {n:3d} blocks x{t:5d}: {c:8.0f}  " +
+                      "  ".join(f"{k} {v:.0f}" for k, v in top))
     with open(args.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
-    plot(streams, roles, [int(c) for c in args.plot_ctas.split(",")], args.out + ".png",
-         args.window)
+    plot(streams, roles, [int(c) for c in args.plot_ctas.split(",") if int(c) < sms],
+         args.out + ".png", args.window)
     print(f"wrote {args.out}.json and {args.out}.png")
 
 

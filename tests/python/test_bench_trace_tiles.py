@@ -1,0 +1,61 @@
+"""bench/trace_tiles.py: stamp buffers decoded and split by tile length (synthetic buffers,
+no GPU)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import trace_tiles  # noqa: E402
+
+EVENT_IDS = {name: i for i, name in trace_tiles.EVENTS.items()}
+
+
+def buffer(ctas, streams):
+    """A raw buffer as the kernel writes it: streams[(cta, role index)] = [(cycle, event, arg)]."""
+    words = [0] * (ctas * len(trace_tiles.ROLES) * trace_tiles.EVENTS_PER_ROLE)
+    for (cta, role), events in streams.items():
+        base = (cta * len(trace_tiles.ROLES) + role) * trace_tiles.EVENTS_PER_ROLE
+        for i, (cycle, event, arg) in enumerate(events):
+            words[base + i] = cycle | (EVENT_IDS[event] << 40) | (arg << 48)
+    return words
+
+
+def consumer_tiles(start, lengths, s_wait, policy):
+    """One consumer's stamps for tiles of the given lengths: TileStart (its argument the
+    tile's key blocks), SReady after s_wait cycles, EpilogueBegin after policy cycles a block,
+    and a closing TileStart (the end marker) that starts no counted tile."""
+    events, t = [], start
+    for n in lengths:
+        events.append((t, "TileStart", n))
+        t += s_wait
+        events.append((t, "SReady", 0))
+        t += policy * n
+        events.append((t, "EpilogueBegin", 0))
+        t += 40
+    events.append((t, "TileStart", 0))
+    return events
+
+
+def test_decode_reads_cycle_event_and_argument():
+    words = buffer(1, {(0, 1): [(123, "TileStart", 7), (456, "SReady", 0)]})
+    streams = trace_tiles.decode(words, 1)
+    assert streams[(0, "consumer0")] == [(123, "TileStart", 7), (456, "SReady", 0)]
+    assert streams[(0, "producer")] == []
+
+
+def test_by_tile_length_splits_each_tile_by_its_key_blocks():
+    streams = trace_tiles.decode(buffer(2, {
+        (0, 1): consumer_tiles(1000, [4, 2, 4], s_wait=100, policy=200),
+        (1, 1): consumer_tiles(5000, [2], s_wait=300, policy=200),
+    }), 2)
+    lengths = trace_tiles.by_tile_length(streams, "consumer0")
+    assert sorted(lengths) == [2, 4]
+    tiles, mean, parts = lengths[4]
+    assert tiles == 2
+    assert mean == 100 + 4 * 200 + 40
+    assert parts["TileStart->SReady"] == 100
+    assert parts["SReady->EpilogueBegin"] == 800
+    tiles, mean, parts = lengths[2]
+    assert tiles == 2  # one from each CTA
+    assert parts["TileStart->SReady"] == (100 + 300) / 2
+    assert mean == (100 + 300) / 2 + 400 + 40
