@@ -12,8 +12,8 @@ Usage (GPU machine, repository root):
   bash bench/ab_build.sh /tmp/ab trace . -DAMKL_SM90_TRACE
   PYTHONPATH=/tmp/ab/trace python3 bench/trace_tiles.py --case gdpa:256:256 --out /tmp/trace_l256
 Cases as in bench/ab_compare.py. Writes OUT.json and OUT.png, and with --raw the whole stamp
-buffer as OUT.npz (compressed; decode() reads it back: np.load(OUT.npz)["words"]) for
-analyses the summary does not make (e.g. per tile length).
+buffer as OUT.npz (compressed), which --from-npz OUT.npz analyses again without a GPU;
+--by-length adds the consumers' time per tile length (key blocks).
 """
 import argparse
 import collections
@@ -50,16 +50,21 @@ def decode(words, ctas):
     return out
 
 
+def steps(ev):
+    """('A->B', cycles) for each pair of consecutive stamps of one stream."""
+    for (t0, e0, _), (t1, e1, _) in zip(ev, ev[1:]):
+        yield f"{e0}->{e1}", (t1 - t0) & CLOCK_MASK
+
+
 def intervals(streams):
     """Per role: total cycles and counts of each 'A->B' interval."""
     total = {role: collections.Counter() for role in ROLES}
     count = {role: collections.Counter() for role in ROLES}
     span = collections.Counter()
     for (cta, role), ev in streams.items():
-        for (t0, e0, _), (t1, e1, _) in zip(ev, ev[1:]):
-            d = (t1 - t0) & CLOCK_MASK
-            total[role][f"{e0}->{e1}"] += d
-            count[role][f"{e0}->{e1}"] += 1
+        for key, d in steps(ev):
+            total[role][key] += d
+            count[role][key] += 1
         if len(ev) > 1:
             span[role] += (ev[-1][0] - ev[0][0]) & CLOCK_MASK
     return total, count, span
@@ -75,12 +80,11 @@ def by_tile_length(streams, role):
             continue
         starts = [i for i, e in enumerate(ev) if e[1] == "TileStart"]
         for a, b in zip(starts, starts[1:]):
-            n = ev[a][2]
-            tiles, cycles, parts = out.setdefault(n, [0, 0, collections.Counter()])
-            out[n][0] += 1
-            out[n][1] += (ev[b][0] - ev[a][0]) & CLOCK_MASK
-            for (t0, e0, _), (t1, e1, _) in zip(ev[a:b], ev[a + 1:b + 1]):
-                parts[f"{e0}->{e1}"] += (t1 - t0) & CLOCK_MASK
+            acc = out.setdefault(ev[a][2], [0, 0, collections.Counter()])
+            acc[0] += 1
+            acc[1] += (ev[b][0] - ev[a][0]) & CLOCK_MASK
+            for key, d in steps(ev[a:b + 1]):
+                acc[2][key] += d
     return {n: (t, c / t, {k: v / t for k, v in parts.items()})
             for n, (t, c, parts) in sorted(out.items())}
 
@@ -148,10 +152,11 @@ def main():
             torch.cuda.synchronize()
         finally:
             del os.environ["AMKL_SM90_TRACE_BUFFER"]
+        host = buf.cpu()
         if args.raw:
             import numpy as np
-            np.savez_compressed(args.out + ".npz", words=buf.cpu().numpy(), sms=sms)
-        raw = buf.cpu().tolist()
+            np.savez_compressed(args.out + ".npz", words=host.numpy(), sms=sms)
+        raw = host.tolist()
     words = [int(w) & ((1 << 64) - 1) for w in raw]
     if not any(words):
         sys.exit("no stamps: is this a -DAMKL_SM90_TRACE build? (bench/ab_build.sh ... "
