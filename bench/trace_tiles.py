@@ -13,7 +13,8 @@ Usage (GPU machine, repository root):
   PYTHONPATH=/tmp/ab/trace python3 bench/trace_tiles.py --case gdpa:256:256 --out /tmp/trace_l256
 Cases as in bench/ab_compare.py. Writes OUT.json and OUT.png, and with --raw the whole stamp
 buffer as OUT.npz (compressed), which --from-npz OUT.npz analyses again without a GPU;
---by-length adds the consumers' time per tile length (key blocks).
+--by-length adds the consumers' time per tile length (key blocks), each CTA's first tile
+apart (the launch's cold start).
 """
 import argparse
 import collections
@@ -70,23 +71,44 @@ def intervals(streams):
     return total, count, span
 
 
-def by_tile_length(streams, role):
-    """{tile length (key blocks, TileStart's argument): (tiles, mean cycles from one TileStart
-    to the next, {interval: mean cycles per tile})} for one consumer role; a CTA's last tile
-    (no TileStart after it) is left out."""
-    out = {}
+def tile_spans(streams, role):
+    """Per CTA of one consumer role, the [start, end) stamp indices of each tile (from its
+    TileStart to the next; a CTA's last tile, without a TileStart after it, is left out)."""
     for (cta, r), ev in streams.items():
         if r != role:
             continue
         starts = [i for i, e in enumerate(ev) if e[1] == "TileStart"]
-        for a, b in zip(starts, starts[1:]):
-            acc = out.setdefault(ev[a][2], [0, 0, collections.Counter()])
-            acc[0] += 1
-            acc[1] += (ev[b][0] - ev[a][0]) & CLOCK_MASK
-            for key, d in steps(ev[a:b + 1]):
-                acc[2][key] += d
-    return {n: (t, c / t, {k: v / t for k, v in parts.items()})
-            for n, (t, c, parts) in sorted(out.items())}
+        yield ev, list(zip(starts, starts[1:]))
+
+
+def tile_means(spans):
+    """(tiles, mean cycles per tile, {interval: mean cycles per tile}) over (stamps, a, b)."""
+    tiles, cycles, parts = 0, 0, collections.Counter()
+    for ev, a, b in spans:
+        tiles += 1
+        cycles += (ev[b][0] - ev[a][0]) & CLOCK_MASK
+        for key, d in steps(ev[a:b + 1]):
+            parts[key] += d
+    return tiles, cycles / max(tiles, 1), {k: v / max(tiles, 1) for k, v in parts.items()}
+
+
+def by_tile_length(streams, role):
+    """{tile length (key blocks, TileStart's argument): (tiles, mean cycles from one TileStart
+    to the next, {interval: mean cycles per tile})} for one consumer role, over every CTA's
+    tiles but its first (first_tile's: a cold start, 2-3x a later tile of its length) and its
+    last."""
+    groups = collections.defaultdict(list)
+    for ev, spans in tile_spans(streams, role):
+        for a, b in spans[1:]:
+            groups[ev[a][2]].append((ev, a, b))
+    return {n: tile_means(groups[n]) for n in sorted(groups)}
+
+
+def first_tile(streams, role):
+    """(tiles, mean cycles, {interval: mean cycles}) of each CTA's first tile for one consumer
+    role: the launch's cold start (instruction fetch, the first loads of every SM at once;
+    bench/NOTES.md step 32). A CTA with a single tile has none (its end is not stamped)."""
+    return tile_means([(ev, *spans[0]) for ev, spans in tile_spans(streams, role) if spans])
 
 
 def plot(streams, roles, ctas, path, window):
@@ -186,10 +208,14 @@ def main():
             report["by_tile_length"][role] = {
                 str(n): {"tiles": t, "mean_cycles": c, "intervals": parts}
                 for n, (t, c, parts) in lengths.items()}
+            t, c, parts = first_tile(streams, role)
+            report["by_tile_length"][role]["first"] = {"tiles": t, "mean_cycles": c,
+                                                       "intervals": parts}
             print(f"  {role} by tile length (mean cycles per tile; the largest intervals)")
-            for n, (t, c, parts) in lengths.items():
+            for n, (t, c, parts) in [("first", (t, c, parts))] + list(lengths.items()):
                 top = sorted(parts.items(), key=lambda kv: -kv[1])[:6]
-                print(f"    {n:3d} blocks x{t:5d}: {c:8.0f}  " +
+                label = "first tile" if n == "first" else f"{n:3d} blocks"
+                print(f"    {label} x{t:5d}: {c:8.0f}  " +
                       "  ".join(f"{k} {v:.0f}" for k, v in top))
     with open(args.out + ".json", "w") as f:
         json.dump(report, f, indent=1)

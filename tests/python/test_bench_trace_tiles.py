@@ -44,9 +44,11 @@ def test_decode_reads_cycle_event_and_argument():
 
 
 def test_by_tile_length_splits_each_tile_by_its_key_blocks():
+    # Each CTA's first tile (a cold start) is left to first_tile; CTA 1's tiles after its first
+    # wait longer for S.
     streams = trace_tiles.decode(buffer(2, {
-        (0, 1): consumer_tiles(1000, [4, 2, 4], s_wait=100, policy=200),
-        (1, 1): consumer_tiles(5000, [2], s_wait=300, policy=200),
+        (0, 1): consumer_tiles(1000, [4, 4, 2, 4], s_wait=100, policy=200),
+        (1, 1): consumer_tiles(5000, [2, 2], s_wait=300, policy=200),
     }), 2)
     lengths = trace_tiles.by_tile_length(streams, "consumer0")
     assert sorted(lengths) == [2, 4]
@@ -59,3 +61,18 @@ def test_by_tile_length_splits_each_tile_by_its_key_blocks():
     assert tiles == 2  # one from each CTA
     assert parts["TileStart->SReady"] == (100 + 300) / 2
     assert mean == (100 + 300) / 2 + 400 + 40
+
+
+def test_first_tile_is_each_ctas_first_apart_from_the_rest():
+    slow_start = consumer_tiles(1000, [4], s_wait=5000, policy=200)[:-1]  # no end marker
+    rest = consumer_tiles(slow_start[-1][0] + 40, [4, 4], s_wait=100, policy=200)
+    streams = trace_tiles.decode(buffer(2, {
+        (0, 1): slow_start + rest,
+        (1, 1): consumer_tiles(9000, [2], s_wait=300, policy=200)[:-1],  # one tile, no end
+    }), 2)
+    tiles, mean, parts = trace_tiles.first_tile(streams, "consumer0")
+    assert tiles == 1  # CTA 1's only tile has no end stamp
+    assert mean == 5000 + 4 * 200 + 40
+    assert parts["TileStart->SReady"] == 5000
+    tiles, mean, _ = trace_tiles.by_tile_length(streams, "consumer0")[4]
+    assert tiles == 2 and mean == 100 + 4 * 200 + 40
