@@ -46,6 +46,16 @@ namespace amkl::cuda::sm90 {
 
 using namespace cute;
 
+// Measurement builds only (-DAMKL_SM90_MEASURE_LEAN, bench/NOTES.md step 32): softcap, the
+// left window, GQA packing and the first block's deferred O stores compiled out, to measure what
+// the kernel's size costs in instruction fetch (the executed code is the same). Such a build
+// runs only calls that need none of them (the launch refuses the others).
+#if defined(AMKL_SM90_MEASURE_LEAN)
+constexpr bool kMeasureLean = true;
+#else
+constexpr bool kMeasureLean = false;
+#endif
+
 template <class Cfg>
 struct FwdParams {
   FwdArgs args;
@@ -222,7 +232,7 @@ __device__ __forceinline__ float p_unit_of(const FwdArgs& a) {
 /// packing (with three warpgroups the run-time shift cost spills: bench/NOTES.md step 18).
 template <bool kPacks>
 __device__ __forceinline__ int pack_shift_of(const FwdArgs& a) {
-  return kPacks ? a.pack_shift : 0;
+  return kPacks && !kMeasureLean ? a.pack_shift : 0;
 }
 
 /// Sets the entries of an S block that the mask hides to `fill` (0 for the pointwise
@@ -247,7 +257,7 @@ __device__ __forceinline__ void mask_block(const FwdArgs& a, const TileInfo& w, 
     lo[r] = row_key_bound(w.row0_begin, dr, w.len_k) - c0;
     hi[r] = row_key_bound(w.row0_end, dr, w.len_k) - c0;
   }
-  if (a.window_left < 0) {  // uniform
+  if (kMeasureLean || a.window_left < 0) {  // uniform
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
       const int dc = int(get<1>(coord(i))) - first_col;  // a compile-time constant
@@ -374,7 +384,7 @@ struct ScorePolicy {
   /// and into one FFMA per element (p = exp2(S * scale_log2 - max * scale_log2)).
   template <class FragS>
   __device__ __forceinline__ static float softcap_scores(const FwdArgs& a, FragS& s) {
-    if (a.softcap > 0.f) {
+    if (!kMeasureLean && a.softcap > 0.f) {
       const float inv = a.scale / a.softcap, mul = a.softcap * kLog2e;
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) s(i) = mul * detail::act_fast_tanh(s(i) * inv);
@@ -803,7 +813,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     };
     auto load_q = [&](const TileInfo& w) {
       const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
-      if (Cfg::kPacksGqa && a.pack_shift > 0) {  // GQA packing: a 4-D box per 64 columns
+      // GQA packing: a 4-D box per 64 columns
+      if (Cfg::kPacksGqa && !kMeasureLean && a.pack_shift > 0) {
         smem.ring_q.producer_acquire(st_q);
         uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
         Element* stage = smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
@@ -1096,7 +1107,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // the epilogue's branches on the tile info it looks per-thread to ptxas, and testing it
       // as it is kept the mainloop's K and V WGMMA descriptors off the uniform datapath (an
       // R2UR before every HGMMA; bench/NOTES.md step 20). Broadcast from lane 0 it does not.
-      if (__shfl_sync(0xffffffffu, int(deferred), 0)) {
+      if (!kMeasureLean && __shfl_sync(0xffffffffu, int(deferred), 0)) {
         pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor,
                                                         full_lo, full_hi, [&] {
           store_o_vec16(deferred_rows, tOrO, deferred_mul);
