@@ -40,7 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ONE_KERNEL = """#include "cuda/sm90/fwd_kernel_sm90.h"
 using Cfg1 = amkl::cuda::sm90::FwdConfig<{elem}, {d}, {dv}, {wg}>;
-template __global__ void amkl::cuda::sm90::attention_fwd_sm90<Cfg1, amkl::Activation::{act}>(
+template __global__ void amkl::cuda::sm90::attention_fwd_sm90<Cfg1, amkl::Activation::{act},
+                                                              {plain}>(
     const __grid_constant__ amkl::cuda::sm90::FwdParams<Cfg1>);
 """
 
@@ -240,6 +241,8 @@ def main():
     ap.add_argument("--dv", type=int, default=None, help="default: --d")
     ap.add_argument("--wg", type=int, default=2, help="consumer warpgroups (2, or 3 for d = 64)")
     ap.add_argument("--act", default="Softmax", help="amkl::Activation enumerator")
+    ap.add_argument("--plain", action="store_true",
+                    help="the plain kernel (fwd_plain.h: softcap, left window, packing out)")
     ap.add_argument("--cutlass", default=os.environ.get("AMKL_CUTLASS_INCLUDE_DIR"))
     ap.add_argument("--flag", action="append", default=[], help="extra nvcc flag")
     ap.add_argument("--lines", action="store_true", help="local accesses with source lines")
@@ -270,7 +273,7 @@ def main():
     cu, obj = os.path.join(work, "one.cu"), os.path.join(work, "one.o")
     with open(cu, "w") as f:
         f.write(ONE_KERNEL.format(elem=args.elem, d=args.d, dv=args.dv or args.d, wg=args.wg,
-                                  act=args.act))
+                                  act=args.act, plain=str(args.plain).lower()))
     cmd = [find_tool("nvcc"), "-DAMKL_WITH_CUDA=1", f"-I{args.src}/include", f"-I{args.src}/src",
            f"-isystem={args.cutlass}", "-O3", "-DNDEBUG", "-gencode=arch=compute_90a,code=sm_90a",
            "--expt-relaxed-constexpr", "--expt-extended-lambda", "-std=c++17", "-Xptxas=-v",

@@ -885,6 +885,44 @@ std::vector<Case> all_cases() {
       }
     }
   }
+  // The plain kernel (fwd_plain.h: softmax, 16-bit O by TMA, dense queries in whole tiles, no
+  // softcap, left window or packing): every head-dim pair (d = 256 has no staged O, so its
+  // cases run the full kernel), both dtypes, full and causal (the causal one with L_q > L_k:
+  // its first tiles see no key and store zeros), a right window, GQA; 384 rows fill the
+  // three-warpgroup tiles (192 rows) as well as the two-warpgroup ones. The gpu-check pass wg2
+  // runs them all on the full kernel (AMKL_SM90_PLAIN=0).
+  for (DType dt : {DType::BFloat16, DType::Float16}) {
+    for (std::pair<int, int> dd : {std::make_pair(64, 64), std::make_pair(128, 128),
+                                   std::make_pair(192, 128), std::make_pair(256, 256)}) {
+      for (int kind = 0; kind < 3; ++kind) {
+        Case c;
+        c.dtype = dt;
+        c.d = dd.first;
+        c.dv = dd.second;
+        c.out_f32 = false;
+        c.H = 4;
+        c.Hkv = kind == 2 ? 2 : 4;
+        c.lq = {384, 384};
+        c.lk = kind == 1 ? std::vector<int>{200, 200} : std::vector<int>{320, 320};
+        c.causal = kind == 1;
+        if (kind == 2) c.wr = 16;
+        c.name = std::string("plain_") + (dt == DType::BFloat16 ? "bf16" : "fp16") + "_d" +
+                 std::to_string(dd.first) + "_" + std::to_string(dd.second) +
+                 (kind == 0 ? "_full" : (kind == 1 ? "_causal_lq_gt_lk" : "_gqa_right_window"));
+        v.push_back(c);
+      }
+    }
+  }
+  {  // many tiles per CTA: the plain kernel's Q ring and O stages cycling, causal tile order
+    Case c;
+    c.out_f32 = false;
+    c.H = c.Hkv = 16;
+    c.lq.assign(4, 512);
+    c.lk.assign(4, 512);
+    c.causal = true;
+    c.name = "plain_many_tiles_causal";
+    v.push_back(c);
+  }
   for (Activation a : {Activation::Softmax, Activation::FastGelu}) {
     Case c;
     c.act = a;

@@ -46,16 +46,6 @@ namespace amkl::cuda::sm90 {
 
 using namespace cute;
 
-// Measurement builds only (-DAMKL_SM90_MEASURE_LEAN, bench/NOTES.md step 32): softcap, the
-// left window, GQA packing and the first block's deferred O stores compiled out, to measure what
-// the kernel's size costs in instruction fetch (the executed code is the same). Such a build
-// runs only calls that need none of them (the launch refuses the others).
-#if defined(AMKL_SM90_MEASURE_LEAN)
-constexpr bool kMeasureLean = true;
-#else
-constexpr bool kMeasureLean = false;
-#endif
-
 template <class Cfg>
 struct FwdParams {
   FwdArgs args;
@@ -232,7 +222,7 @@ __device__ __forceinline__ float p_unit_of(const FwdArgs& a) {
 /// packing (with three warpgroups the run-time shift cost spills: bench/NOTES.md step 18).
 template <bool kPacks>
 __device__ __forceinline__ int pack_shift_of(const FwdArgs& a) {
-  return kPacks && !kMeasureLean ? a.pack_shift : 0;
+  return kPacks ? a.pack_shift : 0;
 }
 
 /// Sets the entries of an S block that the mask hides to `fill` (0 for the pointwise
@@ -244,7 +234,7 @@ __device__ __forceinline__ int pack_shift_of(const FwdArgs& a) {
 /// keys, and only the upper bound is tested (the causal masks). Built from the tile info in
 /// smem only for the blocks that need it, so that no registers hold it across the mainloop.
 /// With GQA packing a row's position is the first row's plus its tile row >> pack_shift.
-template <class FragS, class FragC>
+template <bool kPlain, class FragS, class FragC>
 __device__ __forceinline__ void mask_block(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                            const FragC& coord, float fill, int pack_shift) {
   const int first_col = int(get<1>(coord(0)));
@@ -257,7 +247,7 @@ __device__ __forceinline__ void mask_block(const FwdArgs& a, const TileInfo& w, 
     lo[r] = row_key_bound(w.row0_begin, dr, w.len_k) - c0;
     hi[r] = row_key_bound(w.row0_end, dr, w.len_k) - c0;
   }
-  if (kMeasureLean || a.window_left < 0) {  // uniform
+  if (kPlain || a.window_left < 0) {  // uniform (a plain kernel has no left window)
     CUTE_UNROLL
     for (int i = 0; i < size(s); ++i) {
       const int dc = int(get<1>(coord(i))) - first_col;  // a compile-time constant
@@ -331,8 +321,8 @@ struct ScorePolicy {
   /// an unmasked block ahead of its max (exp_ahead), and where that fails in some warp, the
   /// warpgroup scores the block again through it; every warp of the warpgroup must then call
   /// apply for the same blocks (its vote is a barrier).
-  template <Activation kAct, int kBlockN, bool kUnscaledHalf, bool kPacks, class FragS,
-            class FragC, class Within = NoWork, class Refill = NoRefill>
+  template <Activation kAct, int kBlockN, bool kUnscaledHalf, bool kPacks, bool kPlain,
+            class FragS, class FragC, class Within = NoWork, class Refill = NoRefill>
   __device__ __forceinline__ void apply(const FwdArgs& a, const TileInfo& w, int n0, FragS& s,
                                         const FragC& coord, float (&factor)[2], int full_lo,
                                         int full_hi, Within&& within = NoWork{},
@@ -352,13 +342,13 @@ struct ScorePolicy {
           // block) before any warp commits its exponentials.
           const bool ahead =
               __all_sync(0xffffffffu, row_max[0] != -INFINITY && row_max[1] != -INFINITY);
-          float sl2 = softcap_scores(a, s);
+          float sl2 = softcap_scores<kPlain>(a, s);
           within();
           float bsum[2];
           const bool jumped = ahead && exp_ahead(sl2, s, bsum);
           if (refill.any(jumped)) {
             refill(s);  // nothing was committed: the block is scored again, max first
-            sl2 = softcap_scores(a, s);
+            sl2 = softcap_scores<kPlain>(a, s);
             online_update(sl2, s, factor);
           } else if (ahead) {
             exp_ahead_commit(s, bsum, factor);
@@ -368,23 +358,23 @@ struct ScorePolicy {
           return;
         }
       }
-      const float sl2 = softcap_scores(a, s);
-      if (need_mask) mask_block(a, w, n0, s, coord, -INFINITY, pack_shift_of<kPacks>(a));
+      const float sl2 = softcap_scores<kPlain>(a, s);
+      if (need_mask) mask_block<kPlain>(a, w, n0, s, coord, -INFINITY, pack_shift_of<kPacks>(a));
       within();
       online_update(sl2, s, factor);
     } else {
       apply_act<kAct, kUnscaledHalf>(s, a);
       within();
-      if (need_mask) mask_block(a, w, n0, s, coord, 0.f, pack_shift_of<kPacks>(a));
+      if (need_mask) mask_block<kPlain>(a, w, n0, s, coord, 0.f, pack_shift_of<kPacks>(a));
     }
   }
 
   /// Softcap (where set) on raw S; returns the factor that takes the scores to log2 units.
   /// Scores stay unscaled (raw S) when there is no softcap: the scale is folded into the max
   /// and into one FFMA per element (p = exp2(S * scale_log2 - max * scale_log2)).
-  template <class FragS>
+  template <bool kPlain, class FragS>
   __device__ __forceinline__ static float softcap_scores(const FwdArgs& a, FragS& s) {
-    if (!kMeasureLean && a.softcap > 0.f) {
+    if (!kPlain && a.softcap > 0.f) {  // a plain kernel has no softcap
       const float inv = a.scale / a.softcap, mul = a.softcap * kLog2e;
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) s(i) = mul * detail::act_fast_tanh(s(i) * inv);
@@ -695,10 +685,17 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
 /// of its own: with the twelve pointwise activations inlined in one kernel and chosen at run
 /// time, every row ran 3-15% slower than a kernel built for one activation, softmax's included
 /// (bench/NOTES.md, steps 7 and 8).
-template <class Cfg, Activation kAct>
+/// kPlain: a kernel for the plain case (fwd_plain.h: no softcap, no left window, no GQA
+/// packing, every tile's O leaving through TMA), where the paths for those are compiled out.
+/// Its code is then ~30% smaller, with the same instructions executed: instruction fetch
+/// stalled 5.4% of the warp samples at (32,16,512) in the full kernel, 3.2% without them, and
+/// every d = 128 row ran 2-4% faster (bench/NOTES.md step 32).
+template <class Cfg, Activation kAct, bool kPlain>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ FwdParams<Cfg> params) {
   using Element = typename Cfg::Element;
+  // GQA packing's paths exist in kernels that may pack (FwdConfig::kPacksGqa), never plain ones.
+  constexpr bool kPacks = Cfg::kPacksGqa && !kPlain;
   constexpr int kBlockM = Cfg::kBlockM;
   constexpr int kBlockN = Cfg::kBlockN;
   constexpr int kStagesK = Cfg::kStagesK;
@@ -814,7 +811,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     auto load_q = [&](const TileInfo& w) {
       const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
       // GQA packing: a 4-D box per 64 columns
-      if (Cfg::kPacksGqa && !kMeasureLean && a.pack_shift > 0) {
+      if (kPacks && a.pack_shift > 0) {
         smem.ring_q.producer_acquire(st_q);
         uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
         Element* stage = smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
@@ -852,7 +849,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
         continue;
       }
-      const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<Cfg::kPacksGqa>(a));
+      const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<kPacks>(a));
       const int kb = a.kv_side.jagged ? 0 : w.bk * a.kv_batch_mul;
       const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
       Tensor gK = local_tile(
@@ -946,7 +943,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor tOcO = thr_pv.partition_C(make_identity_tensor(Shape<BM, typename Cfg::DV>{}));
   static_assert(size(tSrS) == size(tOrP), "P must map 1:1 onto S");
   constexpr bool softmax = kAct == Activation::Softmax;
-  constexpr bool kPacks = Cfg::kPacksGqa;
   // fast_gelu_bf16's doubled pair made the three-warpgroup kernel (d 64) spill in its loop
   // (256 B of stack, 110 local accesses a block; bench/NOTES.md step 29): it keeps f whole.
   constexpr bool kUnscaledHalf =
@@ -1107,15 +1103,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // the epilogue's branches on the tile info it looks per-thread to ptxas, and testing it
       // as it is kept the mainloop's K and V WGMMA descriptors off the uniform datapath (an
       // R2UR before every HGMMA; bench/NOTES.md step 20). Broadcast from lane 0 it does not.
-      if (!kMeasureLean && __shfl_sync(0xffffffffu, int(deferred), 0)) {
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS, factor,
-                                                        full_lo, full_hi, [&] {
-          store_o_vec16(deferred_rows, tOrO, deferred_mul);
-        });
+      if (!kPlain && __shfl_sync(0xffffffffu, int(deferred), 0)) {
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(
+            a, w, n_min * kBlockN, tSrS, tScS, factor, full_lo, full_hi,
+            [&] { store_o_vec16(deferred_rows, tOrO, deferred_mul); });
         deferred = false;
       } else {
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n_min * kBlockN, tSrS, tScS,
-                                                        factor, full_lo, full_hi);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(a, w, n_min * kBlockN, tSrS,
+                                                                tScS, factor, full_lo, full_hi);
       }
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
@@ -1137,8 +1132,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         warpgroup_wait<1>();
         AMKL_SM90_STAMP(SReady, n);
         warpgroup_fence_operand(tSrS);
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks>(a, w, n * kBlockN, tSrS, tScS, factor,
-                                                        full_lo, full_hi, NoWork{}, refill_s);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(
+            a, w, n * kBlockN, tSrS, tScS, factor, full_lo, full_hi, NoWork{}, refill_s);
         // Where the wait for P V lands is ptxas's choice: it hoists the wait to just after the
         // nearest earlier barrier arrive, or to where it first reuses one of P's registers
         // (dead to the compiler once P V is issued). With K released as soon as S landed, the

@@ -14,6 +14,7 @@
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/device_info.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
+#include "cuda/sm90/fwd_plain.h"
 #include "cuda/sm90/fwd_sections.h"
 #include "cuda/sm90/fwd_tile_list.h"
 #include "cuda/sm90/fwd_warpgroups.h"
@@ -161,18 +162,12 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
                                  Shape<_64, _64>{}, _1{});
   }
 
-#if defined(AMKL_SM90_MEASURE_LEAN)
-  // The lean measurement build (fwd_kernel_sm90.h) has no softcap, left window, packing or
-  // deferred O stores: only calls whose every tile leaves through TMA run.
-  if (p.softcap > 0.f || p.window_left >= 0 || a.pack_shift > 0 || !a.out_tma ||
-      p.q_side.jagged || p.q_side.seqused != nullptr || p.q_side.dense_len % Cfg::kBlockM != 0) {
-    throw Error(ErrorKind::NotSupported,
-                "attention_forward on the GPU: this is a lean measurement build "
-                "(AMKL_SM90_MEASURE_LEAN), which runs only dense calls with full query tiles, "
-                "O by TMA, no softcap, no left window and no GQA packing");
+  auto kernel = attention_fwd_sm90<Cfg, kAct, false>;
+  if constexpr (kAct == Activation::Softmax && Cfg::kStageO) {
+    const PlainCall call{true, p.softcap, p.window_left, a.pack_shift, a.out_tma, &p.q_side,
+                         Cfg::kBlockM};
+    if (runs_plain(call)) kernel = attention_fwd_sm90<Cfg, kAct, true>;
   }
-#endif
-  auto kernel = attention_fwd_sm90<Cfg, kAct>;
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        Cfg::kSmemBytes));
   const int sms = current_device_sms();
