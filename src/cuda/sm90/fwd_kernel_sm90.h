@@ -687,9 +687,9 @@ __device__ __forceinline__ void store_o_direct(const FwdArgs& a, const TileInfo&
 /// (bench/NOTES.md, steps 7 and 8).
 /// kPlain: a kernel for the plain case (fwd_plain.h: no softcap, no left window, no GQA
 /// packing, every tile's O leaving through TMA), where the paths for those are compiled out.
-/// Its code is then ~30% smaller, with the same instructions executed: instruction fetch
+/// Its code is then ~40% smaller, with the same instructions executed: instruction fetch
 /// stalled 5.4% of the warp samples at (32,16,512) in the full kernel, 3.2% without them, and
-/// every d = 128 row ran 2-4% faster (bench/NOTES.md step 32).
+/// every d = 128 row ran 2-4% faster (bench/NOTES.md steps 32-33).
 template <class Cfg, Activation kAct, bool kPlain>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     attention_fwd_sm90(const __grid_constant__ FwdParams<Cfg> params) {
@@ -1229,7 +1229,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Tensor zeros = make_fragment_like(tOrO);
         clear(zeros);
         store_o_direct<Cfg>(a, wr, zeros, tOcO, mul);
-      } else if (stage_o) {
+      } else if (kPlain || stage_o) {
+        // In a plain kernel every tile with keys stages O (runs_plain: full tiles, O by TMA),
+        // so there the deferred and direct stores below compile out (bf16 d128: 5968
+        // instructions against 7416; bench/NOTES.md step 33). Only a keyless tile's zeros
+        // keep the register store.
         stage_o_issue(q_stage, wr);
       } else if (s_issued && a.out_vec16) {
         deferred = true;
