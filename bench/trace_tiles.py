@@ -111,6 +111,37 @@ def first_tile(streams, role):
     return tile_means([(ev, *spans[0]) for ev, spans in tile_spans(streams, role) if spans])
 
 
+def next_q_timing(streams, role):
+    """{tile length: (tiles, mean cycles from the tile's first SReady to the producer's load of
+    the next tile's Q, mean cycles from that load to the tile's last IssueBegin)} for one
+    consumer role. The last issue of a tile (P V with the next tile's first S) waits for that
+    Q, so where the second part is long and the tile's own work short, the next Q's latency is
+    the tile's critical path (short causal tiles; bench/NOTES.md step 35). The producer's k-th
+    LoadQ is taken to be the CTA's k-th tile's: CTAs whose count of LoadQ stamps differs from
+    their count of tiles (tiles without keys load no Q) are left out, and so is each CTA's
+    first tile."""
+    groups = collections.defaultdict(list)
+    for ev, spans in tile_spans(streams, role):
+        cta = next(c for (c, r), e in streams.items() if r == role and e is ev)
+        loads = [t for t, e, _ in streams[(cta, "producer")] if e == "LoadQ"]
+        if len(loads) != sum(1 for e in ev if e[1] == "TileStart"):
+            continue
+        for k, (a, b) in enumerate(spans):
+            if k == 0:
+                continue
+            tile = ev[a:b]
+            s_ready = next((t for t, e, _ in tile if e == "SReady"), None)
+            epi = next((t for t, e, _ in tile if e == "EpilogueBegin"), None)
+            issues = [t for t, e, _ in tile if e == "IssueBegin" and epi is not None and t < epi]
+            if s_ready is None or not issues:
+                continue
+            load = loads[k + 1]
+            groups[ev[a][2]].append(((load - s_ready) & CLOCK_MASK,
+                                     (issues[-1] - load) & CLOCK_MASK))
+    return {n: (len(g), sum(x for x, _ in g) / len(g), sum(y for _, y in g) / len(g))
+            for n, g in sorted(groups.items())}
+
+
 def plot(streams, roles, ctas, path, window):
     import matplotlib
     matplotlib.use("Agg")
@@ -217,6 +248,14 @@ def main():
                 label = "first tile" if n == "first" else f"{n:3d} blocks"
                 print(f"    {label} x{t:5d}: {c:8.0f}  " +
                       "  ".join(f"{k} {v:.0f}" for k, v in top))
+            timing = next_q_timing(streams, role)
+            report["by_tile_length"][role]["next_q"] = {
+                str(n): {"tiles": t, "s_ready_to_load": x, "load_to_last_issue": y}
+                for n, (t, x, y) in timing.items()}
+            print(f"  {role}: the next tile's Q (mean cycles: first SReady -> its LoadQ -> "
+                  "the tile's last IssueBegin)")
+            for n, (t, x, y) in timing.items():
+                print(f"    {n:3d} blocks x{t:5d}: {x:8.0f} {y:8.0f}")
     with open(args.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
     plot(streams, roles, [int(c) for c in args.plot_ctas.split(",") if int(c) < sms],

@@ -76,3 +76,28 @@ def test_first_tile_is_each_ctas_first_apart_from_the_rest():
     assert parts["TileStart->SReady"] == 5000
     tiles, mean, _ = trace_tiles.by_tile_length(streams, "consumer0")[4]
     assert tiles == 2 and mean == 100 + 4 * 200 + 40
+
+
+def test_next_q_timing_pairs_each_tile_with_the_next_tiles_q_load():
+    # CTA 0: tiles of 1, 1, 2 blocks (the first is left out); the producer's k-th LoadQ is tile
+    # k's Q. Each tile: TileStart, SReady 100 later, IssueBegin (the tile-end issue) 900 after
+    # SReady, EpilogueBegin 50 after that.
+    consumer, producer, t = [], [], 1000
+    for k, n in enumerate([1, 1, 2]):
+        consumer += [(t, "TileStart", n), (t + 100, "SReady", 0), (t + 1000, "IssueBegin", 0),
+                     (t + 1050, "EpilogueBegin", 0)]
+        t += 2000
+    consumer.append((t, "TileStart", 0))  # the end marker
+    # tile k's Q is loaded 300 cycles after tile k-1's SReady (the first at 500)
+    producer = [(500, "LoadQ", 0)] + [(1000 + 2000 * (k - 1) + 100 + 300, "LoadQ", 0)
+                                      for k in range(1, 4)]
+    streams = trace_tiles.decode(buffer(2, {
+        (0, 0): producer, (0, 1): consumer,
+        # CTA 1: a tile without keys loaded no Q, so its stamps cannot be paired: left out
+        (1, 0): [(500, "LoadQ", 0)],
+        (1, 1): consumer_tiles(600, [2, 2], s_wait=100, policy=200),
+    }), 2)
+    timing = trace_tiles.next_q_timing(streams, "consumer0")
+    assert sorted(timing) == [1, 2]
+    assert timing[1] == (1, 300, 600)  # tile 1: SReady -> next LoadQ 300, LoadQ -> issue 600
+    assert timing[2] == (1, 300, 600)
