@@ -29,7 +29,8 @@ from ab_compare import make_case  # noqa: E402
 
 EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDone",
           6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
-          11: "LoadV", 12: "LoadQ", 13: "OScaled", 14: "OStaged", 15: "OStoreIssued"}
+          11: "LoadV", 12: "LoadQ", 13: "OScaled", 14: "OStaged", 15: "OStoreIssued",
+          16: "QReady", 17: "KReady"}
 ROLES = ["producer", "consumer0", "consumer1", "consumer2"]  # kTraceRoles slots per CTA
 EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
 CLOCK_MASK = (1 << 40) - 1
@@ -112,14 +113,16 @@ def first_tile(streams, role):
 
 
 def next_q_timing(streams, role):
-    """{tile length: (tiles, mean cycles from the tile's first SReady to the producer's load of
-    the next tile's Q, mean cycles from that load to the tile's last IssueBegin)} for one
-    consumer role. The last issue of a tile (P V with the next tile's first S) waits for that
-    Q, so where the second part is long and the tile's own work short, the next Q's latency is
-    the tile's critical path (short causal tiles; bench/NOTES.md step 35). The producer's k-th
-    LoadQ is taken to be the CTA's k-th tile's: CTAs whose count of LoadQ stamps differs from
-    their count of tiles (tiles without keys load no Q) are left out, and so is each CTA's
-    first tile."""
+    """{tile length: {"tiles", "s_ready_to_load", "load_to_last_issue"[, "load_to_q_ready",
+    "q_ready_to_issue"]}} (mean cycles) for one consumer role: from the tile's first SReady to
+    the producer's load of the next tile's Q, and from that load to the tile's last IssueBegin
+    (P V with the next tile's first S, which needs that Q). Where the trace has the QReady
+    stamp (the next Q landed, before the turn barrier), the second part is split there: the
+    Q's latency as the consumers see it, and the turn. Where the second part is long and the
+    tile's own work short, the next Q paces the tiles (short causal tiles; bench/NOTES.md step
+    35). The producer's k-th LoadQ is taken to be the CTA's k-th tile's: CTAs whose count of
+    LoadQ stamps differs from their count of tiles (tiles without keys load no Q) are left
+    out, and so is each CTA's first tile."""
     groups = collections.defaultdict(list)
     for ev, spans in tile_spans(streams, role):
         cta = next(c for (c, r), e in streams.items() if r == role and e is ev)
@@ -132,14 +135,24 @@ def next_q_timing(streams, role):
             tile = ev[a:b]
             s_ready = next((t for t, e, _ in tile if e == "SReady"), None)
             epi = next((t for t, e, _ in tile if e == "EpilogueBegin"), None)
-            issues = [t for t, e, _ in tile if e == "IssueBegin" and epi is not None and t < epi]
-            if s_ready is None or not issues:
+            if s_ready is None or epi is None:
+                continue
+            issues = [t for t, e, _ in tile if e == "IssueBegin" and t < epi]
+            ready = [t for t, e, _ in tile if e == "QReady" and t < epi]
+            if not issues:
                 continue
             load = loads[k + 1]
-            groups[ev[a][2]].append(((load - s_ready) & CLOCK_MASK,
-                                     (issues[-1] - load) & CLOCK_MASK))
-    return {n: (len(g), sum(x for x, _ in g) / len(g), sum(y for _, y in g) / len(g))
-            for n, g in sorted(groups.items())}
+            row = {"s_ready_to_load": (load - s_ready) & CLOCK_MASK,
+                   "load_to_last_issue": (issues[-1] - load) & CLOCK_MASK}
+            if ready:
+                row["load_to_q_ready"] = (ready[-1] - load) & CLOCK_MASK
+                row["q_ready_to_issue"] = (issues[-1] - ready[-1]) & CLOCK_MASK
+            groups[ev[a][2]].append(row)
+    out = {}
+    for n, rows in sorted(groups.items()):
+        keys = [k for k in rows[0] if all(k in r for r in rows)]
+        out[n] = {"tiles": len(rows), **{k: sum(r[k] for r in rows) / len(rows) for k in keys}}
+    return out
 
 
 def plot(streams, roles, ctas, path, window):
@@ -249,13 +262,14 @@ def main():
                 print(f"    {label} x{t:5d}: {c:8.0f}  " +
                       "  ".join(f"{k} {v:.0f}" for k, v in top))
             timing = next_q_timing(streams, role)
-            report["by_tile_length"][role]["next_q"] = {
-                str(n): {"tiles": t, "s_ready_to_load": x, "load_to_last_issue": y}
-                for n, (t, x, y) in timing.items()}
+            report["by_tile_length"][role]["next_q"] = {str(n): v for n, v in timing.items()}
             print(f"  {role}: the next tile's Q (mean cycles: first SReady -> its LoadQ -> "
-                  "the tile's last IssueBegin)")
-            for n, (t, x, y) in timing.items():
-                print(f"    {n:3d} blocks x{t:5d}: {x:8.0f} {y:8.0f}")
+                  "the tile's last IssueBegin; with QReady stamps that last part split)")
+            for n, v in timing.items():
+                split = (f"  (QReady {v['load_to_q_ready']:.0f}, turn {v['q_ready_to_issue']:.0f})"
+                         if "load_to_q_ready" in v else "")
+                print(f"    {n:3d} blocks x{v['tiles']:5d}: {v['s_ready_to_load']:8.0f} "
+                      f"{v['load_to_last_issue']:8.0f}{split}")
     with open(args.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
     plot(streams, roles, [int(c) for c in args.plot_ctas.split(",") if int(c) < sms],

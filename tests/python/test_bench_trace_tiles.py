@@ -99,5 +99,22 @@ def test_next_q_timing_pairs_each_tile_with_the_next_tiles_q_load():
     }), 2)
     timing = trace_tiles.next_q_timing(streams, "consumer0")
     assert sorted(timing) == [1, 2]
-    assert timing[1] == (1, 300, 600)  # tile 1: SReady -> next LoadQ 300, LoadQ -> issue 600
-    assert timing[2] == (1, 300, 600)
+    # tile 1: SReady -> next LoadQ 300, LoadQ -> issue 600; no QReady stamps: no split
+    assert timing[1] == {"tiles": 1, "s_ready_to_load": 300, "load_to_last_issue": 600}
+    assert timing[2] == timing[1]
+
+
+def test_next_q_timing_splits_at_q_ready():
+    # One CTA, tiles of 1 block: the next Q lands (QReady) 450 cycles after its load, the turn
+    # takes 150 more.
+    consumer, t = [], 1000
+    for _ in range(3):
+        consumer += [(t, "TileStart", 1), (t + 100, "SReady", 0), (t + 850, "QReady", 1),
+                     (t + 1000, "IssueBegin", 0), (t + 1050, "EpilogueBegin", 0)]
+        t += 2000
+    producer = [(500, "LoadQ", 0)] + [(1000 + 2000 * (k - 1) + 400, "LoadQ", 0)
+                                      for k in range(1, 3)]
+    streams = trace_tiles.decode(buffer(1, {(0, 0): producer, (0, 1): consumer}), 1)
+    timing = trace_tiles.next_q_timing(streams, "consumer0")
+    assert timing == {1: {"tiles": 1, "s_ready_to_load": 300, "load_to_last_issue": 600,
+                          "load_to_q_ready": 450, "q_ready_to_issue": 150}}

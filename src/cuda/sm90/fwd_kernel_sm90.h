@@ -1174,6 +1174,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Broadcast so ptxas sees a warp-uniform value.
       s_issued = __shfl_sync(0xffffffffu, int(w_next.t < num_tiles && w_next.has_blocks()), 0);
       if (s_issued) smem.ring_q.consumer_wait(st_q);
+      AMKL_SM90_STAMP(QReady, s_issued);
       turn_wait();
       AMKL_SM90_STAMP(IssueBegin, n_max);
       smem.ring_v.consumer_wait(st_v_of());
@@ -1181,6 +1182,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
       first_pv = false;
       if (s_issued) smem.ring_k.consumer_wait(st);
+      AMKL_SM90_STAMP(KReady, s_issued);
       wgmma_issue(mma_qk, tSrQ(_, _, _, st_q.index()), tSrK(_, _, _, st.index()), tSrS, true);
       turn_pass();
       AMKL_SM90_STAMP(IssueEnd, n_max);

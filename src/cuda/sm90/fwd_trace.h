@@ -30,6 +30,10 @@ enum class TraceEvent : uint32_t {
   OScaled = 13,    // consumer: epilogue factors and LSE done (staged O: stmatrix issued too)
   OStaged = 14,    // consumer: O written into the Q stage (stmatrix) and fenced
   OStoreIssued = 15,  // consumer: the warpgroup's rows are staged, the TMA store is issued
+  QReady = 16,     // consumer: at a tile's end, the next tile's Q has landed (before the turn
+                   // barrier; arg: whether there is a next tile with keys)
+  KReady = 17,     // consumer: at a tile's end, the next tile's first K has landed (arg: as
+                   // QReady's)
 };
 
 constexpr int kTraceEventsPerRole = 8192;
