@@ -73,13 +73,14 @@ def intervals(streams):
 
 
 def tile_spans(streams, role):
-    """Per CTA of one consumer role, the [start, end) stamp indices of each tile (from its
-    TileStart to the next; a CTA's last tile, without a TileStart after it, is left out)."""
+    """Per CTA of one consumer role: (cta, its stamps, the [start, end) stamp indices of each
+    tile) (from its TileStart to the next; a CTA's last tile, without a TileStart after it, is
+    left out)."""
     for (cta, r), ev in streams.items():
         if r != role:
             continue
         starts = [i for i, e in enumerate(ev) if e[1] == "TileStart"]
-        yield ev, list(zip(starts, starts[1:]))
+        yield cta, ev, list(zip(starts, starts[1:]))
 
 
 def tile_means(spans):
@@ -99,7 +100,7 @@ def by_tile_length(streams, role):
     tiles but its first (first_tile's: a cold start, 2-3x a later tile of its length) and its
     last."""
     groups = collections.defaultdict(list)
-    for ev, spans in tile_spans(streams, role):
+    for _, ev, spans in tile_spans(streams, role):
         for a, b in spans[1:]:
             groups[ev[a][2]].append((ev, a, b))
     return {n: tile_means(groups[n]) for n in sorted(groups)}
@@ -109,7 +110,7 @@ def first_tile(streams, role):
     """(tiles, mean cycles, {interval: mean cycles}) of each CTA's first tile for one consumer
     role: the launch's cold start (instruction fetch, the first loads of every SM at once;
     bench/NOTES.md step 32). A CTA with a single tile has none (its end is not stamped)."""
-    return tile_means([(ev, *spans[0]) for ev, spans in tile_spans(streams, role) if spans])
+    return tile_means([(ev, *spans[0]) for _, ev, spans in tile_spans(streams, role) if spans])
 
 
 def next_q_timing(streams, role):
@@ -124,8 +125,7 @@ def next_q_timing(streams, role):
     LoadQ stamps differs from their count of tiles (tiles without keys load no Q) are left
     out, and so is each CTA's first tile."""
     groups = collections.defaultdict(list)
-    for ev, spans in tile_spans(streams, role):
-        cta = next(c for (c, r), e in streams.items() if r == role and e is ev)
+    for cta, ev, spans in tile_spans(streams, role):
         loads = [t for t, e, _ in streams[(cta, "producer")] if e == "LoadQ"]
         if len(loads) != sum(1 for e in ev if e[1] == "TileStart"):
             continue
