@@ -701,6 +701,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int kStagesK = Cfg::kStagesK;
   constexpr int kStagesV = Cfg::kStagesV;
   constexpr int kQStages = Cfg::kQStages;
+  // Local copies: CuTe's with() takes the hint by reference, which device code cannot bind to
+  // a static member.
+  constexpr TMA::CacheHintSm90 kHintQ = Cfg::kHintQ, kHintKV = Cfg::kHintKV;
   // Three consumer warpgroups leave 32 registers to the producer's threads and 160 to the
   // consumers', and ptxas spilled loop state in both (d = 64: ~200 B, nine local loads per key
   // block on the consumers' path, three of them before the S issue; bench/NOTES.md step 17).
@@ -815,10 +818,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         smem.ring_q.producer_acquire(st_q);
         uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
         Element* stage = smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
-        constexpr auto kEvictNormal = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);  // CuTe's
         CUTE_UNROLL
         for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
-          SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, kEvictNormal,
+          SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, uint64_t(kHintQ),
                                  stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
                                  w.start_q + w.m0, qb);
         }
@@ -832,8 +834,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{}, group_modes<0, 2>(sQ),
                                       group_modes<0, 2>(gQ));
       smem.ring_q.producer_acquire(st_q);
-      copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ)), tQg,
-           tQs(_, st_q.index()));
+      copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ), 0, kHintQ),
+           tQg, tQs(_, st_q.index()));
       AMKL_SM90_STAMP(LoadQ, 0);
       st_q.advance();
     };
@@ -871,15 +873,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const int n_min = w.n_block_min, n_max = w.n_block_max;
       auto load_k = [&](int n) {
         smem.ring_k.producer_acquire(st_k);
-        copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK)), tKg(_, n),
-             tKs(_, st_k.index()));
+        copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK), 0, kHintKV),
+             tKg(_, n), tKs(_, st_k.index()));
         AMKL_SM90_STAMP(LoadK, n);
         if constexpr (!kVFollowsK) st_k.advance();
       };
       auto load_v = [&](int n) {
         smem.ring_v.producer_acquire(st_v);
-        copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV)), tVg(_, n),
-             tVs(_, st_v.index()));
+        copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV), 0, kHintKV),
+             tVg(_, n), tVs(_, st_v.index()));
         AMKL_SM90_STAMP(LoadV, n);
         st_v.advance();
       };
