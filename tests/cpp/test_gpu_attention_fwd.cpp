@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "amkl/amkl.h"
+#include "cuda/sm90/fwd_fold.h"
 
 namespace {
 
@@ -77,6 +78,8 @@ struct Case {
   bool broadcast_q = false;  // dense q with batch stride 0
   bool graph = false;  // run the GPU call captured in a CUDA graph (replayed twice)
   int section_pairs = 0;  // > 0: the GPU call runs with AMKL_SM90_SECTION_PAIRS set to it
+  bool folds = false;  // the call must run the folded causal order (fwd_fold.h)
+  bool fold_forced = false;  // the GPU call runs with AMKL_SM90_FOLD=1 (folds small problems)
   // KV sequences whose V is +inf throughout: their query sequences' rows (identity map) are
   // not compared; they leave inf in the O registers of the CTA that ran them.
   std::vector<int> inf_v_seqs;
@@ -327,6 +330,8 @@ TEST_P(GpuFwd, MatchesOracle) {
     amkl::AttentionForwardOutputs o;
     o.out = ref_of(dout, out_dt, os, c.dv, true, os.row_stride());
     o.lse = lse_ref(dlse, true);
+    const int64_t folded_before = amkl::cuda::sm90::fold_launches().load();
+    if (c.fold_forced) setenv("AMKL_SM90_FOLD", "1", 1);
     if (c.section_pairs > 0) {
       setenv("AMKL_SM90_SECTION_PAIRS", std::to_string(c.section_pairs).c_str(), 1);
       amkl::attention_forward(in, opt, o);
@@ -357,6 +362,16 @@ TEST_P(GpuFwd, MatchesOracle) {
       CK(cudaGraphExecDestroy(exec));
       CK(cudaGraphDestroy(graph));
       CK(cudaStreamDestroy(st));
+    }
+    if (c.fold_forced) unsetenv("AMKL_SM90_FOLD");
+    bool forced = false;  // a gpu-check pass that forces a kernel choice
+    for (const char* var : {"AMKL_SM90_PLAIN", "AMKL_SM90_FOLD", "AMKL_SM90_CONSUMER_WARPGROUPS",
+                            "AMKL_SM90_PACK_GQA"}) {
+      forced = forced || std::getenv(var) != nullptr;
+    }
+    if (c.folds && !forced) {
+      EXPECT_EQ(amkl::cuda::sm90::fold_launches().load() - folded_before, 1)
+          << "folded launches of this call";
     }
   }
   CK(cudaDeviceSynchronize());
@@ -921,6 +936,75 @@ std::vector<Case> all_cases() {
     c.lk.assign(4, 512);
     c.causal = true;
     c.name = "plain_many_tiles_causal";
+    v.push_back(c);
+  }
+  // The folded causal order (fwd_fold.h; plain calls with two consumer warpgroups): query
+  // blocks j and M - 1 - j in one unit, the light one walking its keys downwards and leaving
+  // block 0's K and V stages to the heavy one. Even and odd M (the middle block alone), many
+  // units per CTA (the rings carrying the kept stages from unit to unit), L_k > L_q, a right
+  // window, a batch map, fp16 and the (192, 128) kernel, a running max that jumps up at a later
+  // key block (the heavy tile's walk meets it, the light one's starts above it), and a CUDA
+  // graph. Folding by default needs 8 query blocks and no GQA, so all but many_units force it
+  // (AMKL_SM90_FOLD=1). The gpu-check pass wg2 runs them all unfolded (AMKL_SM90_PLAIN=0).
+  for (int kind = 0; kind < 8; ++kind) {
+    Case c;
+    c.fold_forced = true;
+    c.out_f32 = false;
+    c.causal = true;
+    c.H = c.Hkv = 4;
+    // Sequence lengths: `seqs_q` query sequences of lq rows over `seqs_k` KV sequences of lk.
+    auto lengths = [&c](int seqs_q, int lq, int seqs_k, int lk) {
+      c.lq.assign(size_t(seqs_q), lq);
+      c.lk.assign(size_t(seqs_k), lk);
+    };
+    lengths(2, 512, 2, 512);
+    std::string what;
+    switch (kind) {
+      case 0:
+        what = "odd_m";
+        lengths(2, 640, 2, 640);
+        break;
+      case 1:
+        what = "many_units";  // 8 query blocks: folded by default, 512 units
+        c.fold_forced = false;
+        c.H = c.Hkv = 16;
+        lengths(8, 1024, 8, 1024);
+        break;
+      case 2:
+        what = "lk_gt_lq";
+        lengths(3, 384, 3, 700);
+        break;
+      case 3:
+        what = "right_window";
+        c.causal = false;
+        c.wr = 100;
+        c.H = 8;
+        c.Hkv = 2;
+        break;
+      case 4:
+        what = "q_to_kv";
+        lengths(3, 512, 2, 512);
+        c.q_to_kv = {1, 0, 1};
+        break;
+      case 5:
+        what = "fp16_d192";
+        c.dtype = DType::Float16;
+        c.d = 192;
+        c.dv = 128;
+        break;
+      case 6:
+        what = "k_jump";
+        c.k_jump_from = 256;
+        c.k_jump_gain = 6.f;
+        break;
+      default:
+        what = "graph";
+        c.graph = true;
+        lengths(2, 768, 2, 768);
+        break;
+    }
+    c.name = "fold_causal_" + what;
+    c.folds = true;
     v.push_back(c);
   }
   for (Activation a : {Activation::Softmax, Activation::FastGelu}) {

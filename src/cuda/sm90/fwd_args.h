@@ -70,6 +70,9 @@ struct FwdArgs {
   int num_m_blocks = 0;  // query tiles per (sequence, head); packed, per (sequence, KV head)
   bool reverse_m = false;  // causal: heaviest tiles (last rows) first
   int pairs_per_section = 0;  // TileScheduler::section (dense calls with reverse_m)
+  // The plain kernel's folded causal order (fwd_fold.h): the CTAs take units of two query
+  // blocks (reverse_m and the sections are then off: the units cost alike).
+  bool fold = false;
   int* tile_counter = nullptr;  // zeroed before the launch (dynamic tile scheduler)
   // Variable-length batches: the tiles in the order they are handed out, heaviest first, and
   // their count (fwd_tile_list.h). Null: every tile index in order, as TileScheduler decodes.

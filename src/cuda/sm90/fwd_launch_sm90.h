@@ -13,6 +13,7 @@
 #include "common/activation_dispatch.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/device_info.h"
+#include "cuda/sm90/fwd_fold.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 #include "cuda/sm90/fwd_plain.h"
 #include "cuda/sm90/fwd_sections.h"
@@ -163,14 +164,27 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   }
 
   auto kernel = attention_fwd_sm90<Cfg, kAct, false>;
+  bool plain = false;
   if constexpr (kAct == Activation::Softmax && Cfg::kStageO) {
     const PlainCall call{true, p.softcap, p.window_left, a.pack_shift, a.out_tma, &p.q_side,
                          Cfg::kBlockM};
-    if (runs_plain(call)) kernel = attention_fwd_sm90<Cfg, kAct, true>;
+    plain = runs_plain(call);
+    if (plain) kernel = attention_fwd_sm90<Cfg, kAct, true>;
   }
   AMKL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        Cfg::kSmemBytes));
   const int sms = current_device_sms();
+  // Where lengths vary per sequence the list hands tiles out heaviest first and leaves out
+  // tiles without rows (fwd_tile_list.h). It stays on where all tiles with rows cost the same
+  // (jagged queries over dense keys, no mask): without it the producer skips the empty tiles
+  // one atomic round trip each, and the measured difference was within noise on full batches
+  // and -3% at fill 0.5 (bench/NOTES.md step 7).
+  const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
+                        p.kv_side.seqused != nullptr;
+  a.fold = runs_fold(
+      FoldCall{plain, a.reverse_m, use_list, a.num_m_blocks, Cfg::kConsumerWarpgroups,
+               p.heads_q != p.heads_kv});
+  if (a.fold) a.reverse_m = false;  // the units are numbered over the forward tile order
   const int64_t tiles = tile_scheduler(a).total();
   // 32-bit tile indices, with room above the count for the scheduler's items (they run up
   // to two grids' worth past the end).
@@ -181,17 +195,11 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
                     " rows x heads x sequences); the Hopper kernel indexes "
                     "tiles with 32 bits (at most 2^31 - 2^20 tiles)");
   }
-  dim3 grid(unsigned(std::min<int64_t>(tiles, sms)));
+  const int64_t items = a.fold ? fold_units(a.num_m_blocks, tiles / a.num_m_blocks) : tiles;
+  dim3 grid(unsigned(std::min<int64_t>(items, sms)));
   // The dynamic scheduler's counter (and, for variable lengths, the tile list): stream-ordered
   // workspace, so concurrent calls on other streams and CUDA graph capture each get their own.
   auto stream = static_cast<cudaStream_t>(p.stream);
-  // Where lengths vary per sequence the list hands tiles out heaviest first and leaves out
-  // tiles without rows (fwd_tile_list.h). It stays on where all tiles with rows cost the same
-  // (jagged queries over dense keys, no mask): without it the producer skips the empty tiles
-  // one atomic round trip each, and the measured difference was within noise on full batches
-  // and -3% at fill 0.5 (bench/NOTES.md step 7).
-  const bool use_list = p.q_side.jagged || p.kv_side.jagged || p.q_side.seqused != nullptr ||
-                        p.kv_side.seqused != nullptr;
   // Without a list, tiles that differ in cost (reverse_m: causal or a right window) go
   // longest-first within sections of (sequence, head) pairs whose K and V fit in L2 together,
   // and at least 8 pairs (TileScheduler, fwd_sections.h), so the last tiles handed out are the
@@ -227,6 +235,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   if (launch == cudaSuccess) {
     kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
     launch = cudaGetLastError();
+    if (launch == cudaSuccess && a.fold) ++fold_launches();
   }
   AMKL_CUDA_CHECK(cudaFreeAsync(ws.base, stream));
   AMKL_CUDA_CHECK(launch);
