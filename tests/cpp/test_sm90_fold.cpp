@@ -50,8 +50,8 @@ class FoldEnv : public ::testing::Test {
  protected:
   static constexpr const char* kVar = "AMKL_SM90_FOLD";
   amkl::test::ScopedUnsetEnv env_{kVar};
-  // A plain causal call with 8 query blocks per pair, two consumer warpgroups and no GQA.
-  static FoldCall causal() { return FoldCall{true, true, false, 8, 2, false}; }
+  // A plain causal call with 8 query blocks per pair, two consumer warpgroups, no GQA, d 128.
+  static FoldCall causal() { return FoldCall{true, true, false, 8, 2, false, 128, 128}; }
 };
 
 TEST_F(FoldEnv, TakenForPlainCausalCallsOfEightBlocksOrMore) {
@@ -63,6 +63,11 @@ TEST_F(FoldEnv, TakenForPlainCausalCallsOfEightBlocksOrMore) {
   EXPECT_FALSE(runs_fold(c));
   c = causal();
   c.gqa = true;  // and so did GQA
+  EXPECT_FALSE(runs_fold(c));
+  c = causal();
+  c.head_dim = c.head_dim_v = 64;  // not measured
+  EXPECT_FALSE(runs_fold(c));
+  c.head_dim = 192;
   EXPECT_FALSE(runs_fold(c));
 }
 
@@ -92,6 +97,7 @@ TEST_F(FoldEnv, EnvironmentTurnsItOff) {
   FoldCall c = causal();
   c.num_m_blocks = 2;  // forced on: wherever the kernel can fold
   c.gqa = true;
+  c.head_dim = c.head_dim_v = 64;
   EXPECT_TRUE(runs_fold(c));
   c.num_m_blocks = 1;
   EXPECT_FALSE(runs_fold(c));

@@ -6,8 +6,9 @@
 // (a fifth of the K / V loads at L = 512, M = 4), and every unit costs about M + 1 key
 // blocks, so the units need no longest-first order. Measured (H100, bench/NOTES.md step 38):
 // +4..+5% at causal (8,16,2048), +1.5% at (2,16,8192), +0.5% at (16,16,1024), but -3..-5% at
-// (32,16,512) and -1% with GQA (32 / 8 heads, L = 4096); so it runs from 8 query blocks up
-// and without GQA. Host and device (the CPU tests cover the numbering and the choice).
+// (32,16,512) and -1% with GQA (32 / 8 heads, L = 4096), all bf16 with d = 128; so it runs
+// by default where it was measured to gain: d = 128, from 8 query blocks up, without GQA.
+// Host and device (the CPU tests cover the numbering and the choice).
 #pragma once
 
 #include <atomic>
@@ -60,24 +61,28 @@ struct FoldCall {
   int num_m_blocks = 0;    ///< query blocks per (sequence, head)
   int warpgroups = 0;      ///< consumer warpgroups of the kernel
   bool gqa = false;        ///< fewer KV heads than query heads
+  int head_dim = 0, head_dim_v = 0;
 };
 
 /// The fewest query blocks per (sequence, head) that fold by default (at 4 the folded order
 /// lost 3-5%, at 8 it gained 0.5%).
 constexpr int kFoldMinBlocks = 8;
+/// The head dims (d = d_v) it was measured on; other head dims fold only when forced.
+constexpr int kFoldHeadDim = 128;
 
 /// True where the folded order runs: the plain kernel with two consumer warpgroups (whose V
 /// ring keeps its own position; the three-warpgroup kernels derive it from K's), tiles that
-/// differ along m without a tile list, at least kFoldMinBlocks query blocks, no GQA. The
-/// environment variable AMKL_SM90_FOLD=0 turns it off; 1 folds wherever the kernel can (two
-/// query blocks or more, GQA too: the GPU tests fold small problems so); other values are an
-/// error.
+/// differ along m without a tile list, and by default d = d_v = kFoldHeadDim, at least
+/// kFoldMinBlocks query blocks and no GQA. The environment variable AMKL_SM90_FOLD=0 turns it
+/// off; 1 folds wherever the kernel can (two query blocks or more, any head dims, GQA too: the
+/// GPU tests fold small problems so); other values are an error.
 inline bool runs_fold(const FoldCall& c) {
   const int force = forced_switch("AMKL_SM90_FOLD");
   const bool can = c.plain && c.reverse_m && !c.tile_list && c.num_m_blocks >= 2 &&
                    c.warpgroups == 2;
   if (force == 1) return can;
-  return force != 0 && can && c.num_m_blocks >= kFoldMinBlocks && !c.gqa;
+  return force != 0 && can && c.num_m_blocks >= kFoldMinBlocks && !c.gqa &&
+         c.head_dim == kFoldHeadDim && c.head_dim_v == kFoldHeadDim;
 }
 
 /// Launches of this process that ran the folded order: the GPU tests check with it that the

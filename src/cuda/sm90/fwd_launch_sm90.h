@@ -183,7 +183,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
                         p.kv_side.seqused != nullptr;
   a.fold = runs_fold(
       FoldCall{plain, a.reverse_m, use_list, a.num_m_blocks, Cfg::kConsumerWarpgroups,
-               p.heads_q != p.heads_kv});
+               p.heads_q != p.heads_kv, Cfg::kHeadDim, Cfg::kHeadDimV});
   if (a.fold) a.reverse_m = false;  // the units are numbered over the forward tile order
   const int64_t tiles = tile_scheduler(a).total();
   // 32-bit tile indices, with room above the count for the scheduler's items (they run up
