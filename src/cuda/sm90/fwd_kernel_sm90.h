@@ -945,7 +945,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           load_k(block);
           load_v(block);
         }
-      } else {  // as before the fold (the three-warpgroup kernels' loader has 32 registers)
+      } else {  // the loop as before the fold, so kernels that cannot fold compile as they did
         for (int n = n_min + 1; n < n_max; ++n) {
           load_k(n);
           load_v(n);
