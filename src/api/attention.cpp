@@ -286,9 +286,14 @@ void validate_offsets(const AttentionInputs& in, const AttentionOptions& opt, Re
   api::SideOffsets k{"k", "cu_seqlens_k", "seqused_k", "max_seqlen_k", r.ks.jagged,
                      r.ks.batch, r.ks.len, r.ks.rows, in.cu_seqlens_k, in.seqused_k,
                      in.max_seqlen_k};
-  r.p.q_side.max_len = api::check_side_offsets(q, r.p.stream);
-  r.p.kv_side.max_len = api::check_side_offsets(k, r.p.stream);
-  if (in.q_to_kv.defined()) api::check_batch_map(in.q_to_kv, r.ks.batch, r.p.stream);
+  // All index vectors in one host copy: one stream sync, not one per vector.
+  const std::vector<std::vector<int32_t>> h = api::read_index_vectors(
+      {q.jagged ? in.cu_seqlens_q : TensorRef{}, in.seqused_q,
+       k.jagged ? in.cu_seqlens_k : TensorRef{}, in.seqused_k, in.q_to_kv},
+      r.p.stream);
+  r.p.q_side.max_len = api::check_side_offsets(q, h[0], h[1]);
+  r.p.kv_side.max_len = api::check_side_offsets(k, h[2], h[3]);
+  if (in.q_to_kv.defined()) api::check_batch_map(h[4], r.ks.batch);
 }
 
 /// The window sides as the backends take them: a side that reaches past every key of every

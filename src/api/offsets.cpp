@@ -8,26 +8,30 @@
 #include "cuda/cuda_backend.h"
 
 namespace amkl::api {
-namespace {
-
-std::vector<int32_t> read_int32(const TensorRef& t, void* stream) {
-  std::vector<int32_t> h(size_t(t.numel()));
-  if (h.empty()) return h;
-  if (t.device.type == DeviceType::CPU) {
-    const int32_t* p = static_cast<const int32_t*>(t.data);
-    std::copy(p, p + h.size(), h.begin());
-  } else {
-    cuda::copy_to_host(h.data(), t.data, h.size() * sizeof(int32_t), stream);
+std::vector<std::vector<int32_t>> read_index_vectors(const std::vector<TensorRef>& ts,
+                                                     void* stream) {
+  std::vector<std::vector<int32_t>> h(ts.size());
+  std::vector<cuda::HostCopy> copies;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const TensorRef& t = ts[i];
+    if (!t.defined()) continue;
+    h[i].resize(size_t(t.numel()));
+    if (h[i].empty()) continue;
+    if (t.device.type == DeviceType::CPU) {
+      const int32_t* p = static_cast<const int32_t*>(t.data);
+      std::copy(p, p + h[i].size(), h[i].begin());
+    } else {
+      copies.push_back({h[i].data(), t.data, h[i].size() * sizeof(int32_t)});
+    }
   }
+  if (!copies.empty()) cuda::copy_to_host(copies, stream);
   return h;
 }
 
-}  // namespace
-
-int64_t check_side_offsets(const SideOffsets& s, void* stream) {
+int64_t check_side_offsets(const SideOffsets& s, const std::vector<int32_t>& cu,
+                           const std::vector<int32_t>& used) {
   std::vector<int64_t> capacity(size_t(s.batch), s.dense_len);
   if (s.jagged) {
-    const std::vector<int32_t> cu = read_int32(s.cu_seqlens, stream);
     const std::string n = s.cu_name;
     if (cu[0] < 0) fail(n + ": offsets must be >= 0, got " + n + "[0] = " + std::to_string(cu[0]));
     for (int64_t b = 0; b < s.batch; ++b) {
@@ -45,7 +49,6 @@ int64_t check_side_offsets(const SideOffsets& s, void* stream) {
   }
   std::vector<int64_t> lengths = capacity;
   if (s.seqused.defined()) {
-    const std::vector<int32_t> used = read_int32(s.seqused, stream);
     for (int64_t b = 0; b < s.batch; ++b) {
       if (used[b] < 0 || used[b] > capacity[b]) {
         fail(std::string(s.used_name) + ": entry " + std::to_string(b) + " must lie in [0, " +
@@ -64,8 +67,7 @@ int64_t check_side_offsets(const SideOffsets& s, void* stream) {
   return max_len;
 }
 
-void check_batch_map(const TensorRef& q_to_kv, int64_t kv_batch, void* stream) {
-  const std::vector<int32_t> m = read_int32(q_to_kv, stream);
+void check_batch_map(const std::vector<int32_t>& m, int64_t kv_batch) {
   for (size_t b = 0; b < m.size(); ++b) {
     if (m[b] < 0 || m[b] >= kv_batch) {
       fail("q_to_kv: entry " + std::to_string(b) + " must lie in [0, " +

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,20 +22,25 @@ namespace {
   throw Error(ErrorKind::NotSupported, what);
 }
 
-bool is_hopper(int index, cudaDeviceProp* out = nullptr) {
+/// Whether device `index` is a Hopper GPU (sm_90). Runs on every attention call, so it reads
+/// two attributes (nanoseconds each) and not cudaGetDeviceProperties, which fills in every
+/// property, some of them over PCIe, and costs from about a hundred microseconds to
+/// milliseconds a call: on a short kernel that is a large share of the call (exposed in full
+/// where validate_offsets synchronises the stream).
+bool is_hopper(int index) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();  // clear the sticky "no device" error
     return false;
   }
   if (index < 0 || index >= count) return false;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, index) != cudaSuccess) {
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
-  if (out) *out = prop;
-  return prop.major == 9 && prop.minor == 0;
+  return major == 9 && minor == 0;
 }
 
 /// The TMA engine needs 16-byte aligned bases and strides (in bytes) on every loaded tensor.
@@ -105,8 +111,7 @@ std::string device_description(int index) {
 }
 
 void check_forward_supported(const detail::AttentionParams& p) {
-  cudaDeviceProp prop{};
-  if (!is_hopper(p.device.index, &prop)) {
+  if (!is_hopper(p.device.index)) {
     not_supported("attention_forward on the GPU: " + device_description(p.device.index) +
                   "; the CUDA kernels need a Hopper GPU (sm_90)");
   }
@@ -170,11 +175,59 @@ void attention_combine(const detail::CombineParams&) {
   not_supported("attention_combine is not implemented on the GPU yet");
 }
 
-void copy_to_host(void* dst, const void* src, size_t bytes, void* stream) {
-  if (bytes == 0) return;
+namespace {
+
+/// The calling thread's pinned staging buffer for copy_to_host, grown as needed and kept
+/// (cudaMallocHost costs far more than the copies it serves).
+class PinnedStaging {
+ public:
+  ~PinnedStaging() {
+    if (data_ != nullptr) cudaFreeHost(data_);  // at thread exit; nothing to report to
+  }
+  void* reserve(size_t bytes) {
+    if (bytes > capacity_) {
+      if (data_ != nullptr) AMKL_CUDA_CHECK(cudaFreeHost(data_));
+      data_ = nullptr;
+      capacity_ = 0;
+      const size_t want = std::max(bytes, size_t(64) << 10);
+      AMKL_CUDA_CHECK(cudaMallocHost(&data_, want));
+      capacity_ = want;
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+}  // namespace
+
+void copy_to_host(const std::vector<HostCopy>& copies, void* stream) {
+  constexpr size_t kAlign = 16;
+  size_t total = 0;
+  for (const HostCopy& c : copies) total += (c.bytes + kAlign - 1) / kAlign * kAlign;
+  if (total == 0) return;
+  thread_local PinnedStaging staging;
+  auto* base = static_cast<char*>(staging.reserve(total));
   auto s = static_cast<cudaStream_t>(stream);
-  AMKL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  size_t at = 0;
+  for (const HostCopy& c : copies) {
+    if (c.bytes == 0) continue;
+    const cudaError_t err = cudaMemcpyAsync(base + at, c.src, c.bytes, cudaMemcpyDeviceToHost, s);
+    if (err != cudaSuccess) {
+      cudaStreamSynchronize(s);  // the copies already queued land before the buffer is reused
+      AMKL_CUDA_CHECK(err);
+    }
+    at += (c.bytes + kAlign - 1) / kAlign * kAlign;
+  }
   AMKL_CUDA_CHECK(cudaStreamSynchronize(s));
+  at = 0;
+  for (const HostCopy& c : copies) {
+    if (c.bytes == 0) continue;
+    std::memcpy(c.dst, base + at, c.bytes);
+    at += (c.bytes + kAlign - 1) / kAlign * kAlign;
+  }
 }
 
 }  // namespace amkl::cuda

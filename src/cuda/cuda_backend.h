@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "common/attention_params.h"
 
@@ -20,7 +21,15 @@ void attention_forward(const detail::AttentionParams& p);
 void check_backward_supported(const detail::AttentionParams& p);
 void attention_backward(const detail::AttentionParams& p);
 void attention_combine(const detail::CombineParams& p);
-/// Copies `bytes` from device memory to host memory, ordered on `stream`, and waits.
-void copy_to_host(void* dst, const void* src, size_t bytes, void* stream);
+/// One device-to-host copy of copy_to_host.
+struct HostCopy {
+  void* dst;        ///< host memory
+  const void* src;  ///< device memory
+  size_t bytes;
+};
+/// Copies each buffer from device memory to host memory, ordered on `stream`, and waits once
+/// for all of them. The copies go through a pinned staging buffer of the calling thread:
+/// into pageable memory each copy would be a round trip of its own.
+void copy_to_host(const std::vector<HostCopy>& copies, void* stream);
 
 }  // namespace amkl::cuda

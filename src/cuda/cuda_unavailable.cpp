@@ -18,5 +18,5 @@ void attention_forward(const detail::AttentionParams&) { unavailable(); }
 void check_backward_supported(const detail::AttentionParams&) { unavailable(); }
 void attention_backward(const detail::AttentionParams&) { unavailable(); }
 void attention_combine(const detail::CombineParams&) { unavailable(); }
-void copy_to_host(void*, const void*, size_t, void*) { unavailable(); }
+void copy_to_host(const std::vector<HostCopy>&, void*) { unavailable(); }
 }  // namespace amkl::cuda

@@ -13,6 +13,7 @@
 #include "common/activation_dispatch.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/device_info.h"
+#include "cuda/common/workspace_pool.h"
 #include "cuda/sm90/fwd_fold.h"
 #include "cuda/sm90/fwd_kernel_sm90.h"
 #include "cuda/sm90/fwd_plain.h"
@@ -213,7 +214,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   }
   TileListWorkspace ws;
   const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;
-  AMKL_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ws.base), ws_ints * sizeof(int), stream));
+  ws.base = static_cast<int*>(workspace_alloc(ws_ints * sizeof(int), p.device.index, stream));
   a.tile_counter = ws.counter();
   cudaError_t launch = cudaMemsetAsync(
       ws.base, 0, (use_list ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
