@@ -21,17 +21,12 @@
 
 #include "amkl/amkl.h"
 #include "cuda/sm90/fwd_fold.h"
+#include "cuda_assert.h"
 
 namespace {
 
 using amkl::Activation;
 using amkl::DType;
-
-#define CK(call)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
-  } while (0)
 
 uint16_t to_bits(float x, DType dt) {
   if (dt == DType::BFloat16) {

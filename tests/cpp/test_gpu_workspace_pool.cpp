@@ -10,14 +10,9 @@
 
 #include "amkl/amkl.h"
 #include "cuda/common/workspace_pool.h"
+#include "cuda_assert.h"
 
 namespace {
-
-#define CK(call)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
-  } while (0)
 
 uint64_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr attr) {
   uint64_t v = 0;
