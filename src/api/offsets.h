@@ -25,7 +25,9 @@ struct SideOffsets {
 };
 
 /// The int32 index vectors `ts` on the host, in order (an empty vector for an undefined
-/// tensor). CUDA tensors are copied together, with one stream sync for all of them.
+/// tensor). CUDA tensors are copied together, with one stream sync for all of them, before
+/// any of them is checked: a vector whose pointer is bad raises the copy's CUDA error even
+/// where another vector's values are also invalid.
 std::vector<std::vector<int32_t>> read_index_vectors(const std::vector<TensorRef>& ts,
                                                      void* stream);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "amkl/error.h"
+#include "cuda/common/capture_mode.h"
 #include "cuda/common/cuda_check.h"
 #include "cuda/common/outside_rows.h"
 #include "cuda/sm90/fwd_instantiations.h"
@@ -182,10 +183,13 @@ namespace {
 class PinnedStaging {
  public:
   ~PinnedStaging() {
-    if (data_ != nullptr) cudaFreeHost(data_);  // at thread exit; nothing to report to
+    if (data_ == nullptr) return;
+    const RelaxedCaptureScope relaxed;
+    cudaFreeHost(data_);  // at thread exit; nothing to report to
   }
   void* reserve(size_t bytes) {
     if (bytes > capacity_) {
+      const RelaxedCaptureScope relaxed;  // another thread may be capturing a graph
       if (data_ != nullptr) AMKL_CUDA_CHECK(cudaFreeHost(data_));
       data_ = nullptr;
       capacity_ = 0;
@@ -217,7 +221,7 @@ void copy_to_host(const std::vector<HostCopy>& copies, void* stream) {
     const cudaError_t err = cudaMemcpyAsync(base + at, c.src, c.bytes, cudaMemcpyDeviceToHost, s);
     if (err != cudaSuccess) {
       cudaStreamSynchronize(s);  // the copies already queued land before the buffer is reused
-      AMKL_CUDA_CHECK(err);
+      check_cuda(err, "cudaMemcpyAsync(index vector to the host)", __FILE__, __LINE__);
     }
     at += (c.bytes + kAlign - 1) / kAlign * kAlign;
   }

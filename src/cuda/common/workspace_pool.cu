@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "amkl/error.h"
+#include "cuda/common/capture_mode.h"
 #include "cuda/common/cuda_check.h"
 
 namespace amkl::cuda {
@@ -20,6 +21,7 @@ cudaMemPool_t workspace_pool(int device) {
   }
   if (pools.size() <= size_t(device)) pools.resize(size_t(device) + 1, nullptr);
   if (pools[size_t(device)] == nullptr) {
+    const RelaxedCaptureScope relaxed;  // the first call may come during a graph capture
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;
@@ -31,7 +33,8 @@ cudaMemPool_t workspace_pool(int device) {
     const cudaError_t set = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     if (set != cudaSuccess) {
       cudaMemPoolDestroy(pool);
-      AMKL_CUDA_CHECK(set);
+      check_cuda(set, "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)", __FILE__,
+                 __LINE__);
     }
     pools[size_t(device)] = pool;
   }

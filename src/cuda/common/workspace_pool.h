@@ -16,9 +16,10 @@ namespace amkl::cuda {
 /// this bound is still returned at synchronisations.
 constexpr size_t kWorkspacePoolKeepBytes = size_t(64) << 20;
 
-/// amkl's pool on `device`, created on first use (thread-safe) and kept for the process's
-/// life. Separate from the device's default pool so that its release threshold does not
-/// change the memory behaviour of anything else in the process.
+/// amkl's pool on `device`, created on first use (thread-safe; also during a graph capture)
+/// and kept for the process's life. Separate from the device's default pool so that its
+/// release threshold does not change the memory behaviour of anything else in the process.
+/// Not valid after cudaDeviceReset (the handle is cached; amkl never resets a device).
 cudaMemPool_t workspace_pool(int device);
 
 /// Stream-ordered workspace of `bytes` from workspace_pool(device), usable by work queued on
