@@ -25,9 +25,8 @@ namespace {
 
 /// Whether device `index` is a Hopper GPU (sm_90). Runs on every attention call, so it reads
 /// two attributes (nanoseconds each) and not cudaGetDeviceProperties, which fills in every
-/// property, some of them over PCIe, and costs from about a hundred microseconds to
-/// milliseconds a call: on a short kernel that is a large share of the call (exposed in full
-/// where validate_offsets synchronises the stream).
+/// property, some of them over PCIe (reported at up to milliseconds a call on some systems;
+/// not measured here), time that validate_offsets' sync leaves the GPU idle through.
 bool is_hopper(int index) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
