@@ -293,6 +293,33 @@ TEST_F(ApiChecks, Offsets) {
   EXPECT_INVALID(fwd(), "max_seqlen_q: given as 2, but a sequence has length 3");
 }
 
+TEST_F(ApiChecks, EveryIndexVectorIsCheckedAsItself) {
+  // All five index vectors at once (they are read to the host together): a bad entry in each
+  // in turn is reported under that vector's name.
+  make_q_jagged();  // q: T = 5, cu_seqlens_q = {0, 3, 5}
+  in.k = TensorRef::make(k.data(), DType::Float32, {12, 2, 8});
+  in.v = TensorRef::make(v.data(), DType::Float32, {12, 2, 8});
+  std::vector<int32_t> cu_k{0, 6, 12}, used_q{3, 2}, used_k{6, 6}, map{1, 0};
+  in.cu_seqlens_k = TensorRef::make(cu_k.data(), DType::Int32, {3});
+  in.seqused_q = TensorRef::make(used_q.data(), DType::Int32, {2});
+  in.seqused_k = TensorRef::make(used_k.data(), DType::Int32, {2});
+  in.q_to_kv = TensorRef::make(map.data(), DType::Int32, {2});
+  cu_q = {0, 4, 3};
+  EXPECT_INVALID(fwd(), "cu_seqlens_q: offsets must be non-decreasing");
+  cu_q = {0, 3, 5};
+  used_q = {3, 3};
+  EXPECT_INVALID(fwd(), "seqused_q: entry 1 must lie in [0, 2]", "got 3");
+  used_q = {3, 2};
+  cu_k = {0, 6, 13};
+  EXPECT_INVALID(fwd(), "cu_seqlens_k: the last offset (13) exceeds the 12 rows of k");
+  cu_k = {0, 6, 12};
+  used_k = {6, 7};
+  EXPECT_INVALID(fwd(), "seqused_k: entry 1 must lie in [0, 6]", "got 7");
+  used_k = {6, 6};
+  map = {1, 2};
+  EXPECT_INVALID(fwd(), "q_to_kv: entry 1 must lie in [0, 2)", "got 2");
+}
+
 TEST_F(ApiChecks, CudaTensorsWithoutUsableGpu) {
   if (gpu_supported(0)) GTEST_SKIP() << "a supported GPU is present";
   in.q.device = in.k.device = in.v.device = fo.out.device = fo.lse.device =
