@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -1150,42 +1151,48 @@ TEST(GpuFwdErrors, BadDeviceIndexVectorsThrowNamingTheirArgument) {
   CK(cudaMemcpy(base + 3 * elems, poison.data(), size_t(elems) * 2, cudaMemcpyHostToDevice));
   auto* idx = reinterpret_cast<int32_t*>(base + 4 * elems);  // 5 vectors of up to 3 entries
   const amkl::Device dev{amkl::DeviceType::CUDA, 0};
-  struct Bad {
-    std::vector<int32_t> cu_q, used_q, cu_k, used_k, map;
-    const char* message;
-  };
-  const std::vector<Bad> cases = {
-      {{0, 30, 25}, {1, 1}, {0, 20, 40}, {5, 5}, {1, 0},
-       "cu_seqlens_q: offsets must be non-decreasing"},
-      {{0, 20, 40}, {1, 21}, {0, 20, 40}, {5, 5}, {1, 0}, "seqused_q: entry 1 must lie in [0, 20]"},
-      {{0, 20, 40}, {1, 1}, {0, 20, 41}, {5, 5}, {1, 0},
-       "cu_seqlens_k: the last offset (41) exceeds the 40 rows of k"},
-      {{0, 20, 40}, {1, 1}, {0, 20, 40}, {5, 25}, {1, 0}, "seqused_k: entry 1 must lie in [0, 20]"},
-      {{0, 20, 40}, {1, 1}, {0, 20, 40}, {5, 5}, {1, 2}, "q_to_kv: entry 1 must lie in [0, 2)"},
-  };
-  for (const Bad& c : cases) {
-    const std::vector<const std::vector<int32_t>*> vecs = {&c.cu_q, &c.used_q, &c.cu_k,
-                                                           &c.used_k, &c.map};
-    std::vector<int32_t*> at;
+  // Uploads cu_seqlens_q, seqused_q, cu_seqlens_k, seqused_k, q_to_kv (in that order) and
+  // runs the forward on them.
+  using Vectors = std::vector<std::vector<int32_t>>;
+  auto upload_and_run = [&](const Vectors& vecs) {
     for (size_t i = 0; i < vecs.size(); ++i) {
-      at.push_back(idx + 4 * i);
-      CK(cudaMemcpy(at.back(), vecs[i]->data(), vecs[i]->size() * 4, cudaMemcpyHostToDevice));
+      const cudaError_t e = cudaMemcpy(idx + 4 * i, vecs[i].data(), vecs[i].size() * 4,
+                                       cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) throw std::runtime_error(cudaGetErrorString(e));
     }
     amkl::AttentionInputs in;
     in.q = amkl::TensorRef::make(base, DType::BFloat16, {rows, heads, d}, {}, dev);
     in.k = amkl::TensorRef::make(base + elems, DType::BFloat16, {rows, heads, d}, {}, dev);
     in.v = amkl::TensorRef::make(base + 2 * elems, DType::BFloat16, {rows, heads, d}, {}, dev);
-    in.cu_seqlens_q = amkl::TensorRef::make(at[0], DType::Int32, {3}, {}, dev);
-    in.seqused_q = amkl::TensorRef::make(at[1], DType::Int32, {2}, {}, dev);
-    in.cu_seqlens_k = amkl::TensorRef::make(at[2], DType::Int32, {3}, {}, dev);
-    in.seqused_k = amkl::TensorRef::make(at[3], DType::Int32, {2}, {}, dev);
-    in.q_to_kv = amkl::TensorRef::make(at[4], DType::Int32, {2}, {}, dev);
+    in.cu_seqlens_q = amkl::TensorRef::make(idx, DType::Int32, {3}, {}, dev);
+    in.seqused_q = amkl::TensorRef::make(idx + 4, DType::Int32, {2}, {}, dev);
+    in.cu_seqlens_k = amkl::TensorRef::make(idx + 8, DType::Int32, {3}, {}, dev);
+    in.seqused_k = amkl::TensorRef::make(idx + 12, DType::Int32, {2}, {}, dev);
+    in.q_to_kv = amkl::TensorRef::make(idx + 16, DType::Int32, {2}, {}, dev);
     amkl::AttentionForwardOutputs o;
     o.out = amkl::TensorRef::make(base + 3 * elems, DType::BFloat16, {rows, heads, d}, {}, dev);
     amkl::AttentionOptions opt;
     opt.activation = Activation::FastGelu;
+    amkl::attention_forward(in, opt, o);
+  };
+  struct Bad {
+    Vectors vecs;
+    const char* message;
+  };
+  const std::vector<Bad> cases = {
+      {{{0, 30, 25}, {1, 1}, {0, 20, 40}, {5, 5}, {1, 0}},
+       "cu_seqlens_q: offsets must be non-decreasing"},
+      {{{0, 20, 40}, {1, 21}, {0, 20, 40}, {5, 5}, {1, 0}},
+       "seqused_q: entry 1 must lie in [0, 20]"},
+      {{{0, 20, 40}, {1, 1}, {0, 20, 41}, {5, 5}, {1, 0}},
+       "cu_seqlens_k: the last offset (41) exceeds the 40 rows of k"},
+      {{{0, 20, 40}, {1, 1}, {0, 20, 40}, {5, 25}, {1, 0}},
+       "seqused_k: entry 1 must lie in [0, 20]"},
+      {{{0, 20, 40}, {1, 1}, {0, 20, 40}, {5, 5}, {1, 2}}, "q_to_kv: entry 1 must lie in [0, 2)"},
+  };
+  for (const Bad& c : cases) {
     try {
-      amkl::attention_forward(in, opt, o);
+      upload_and_run(c.vecs);
       ADD_FAILURE() << "expected amkl::Error for " << c.message;
     } catch (const amkl::Error& e) {
       EXPECT_EQ(e.kind(), amkl::ErrorKind::InvalidArgument) << e.what();
@@ -1197,25 +1204,7 @@ TEST(GpuFwdErrors, BadDeviceIndexVectorsThrowNamingTheirArgument) {
     EXPECT_EQ(after, poison) << "out written on error (" << c.message << ")";
   }
   // The same vectors, valid: the call runs (its results are checked by the oracle cases).
-  const std::vector<std::vector<int32_t>> good = {{0, 20, 40}, {1, 20}, {0, 20, 40}, {5, 20},
-                                                  {1, 0}};
-  for (size_t i = 0; i < good.size(); ++i) {
-    CK(cudaMemcpy(idx + 4 * i, good[i].data(), good[i].size() * 4, cudaMemcpyHostToDevice));
-  }
-  amkl::AttentionInputs in;
-  in.q = amkl::TensorRef::make(base, DType::BFloat16, {rows, heads, d}, {}, dev);
-  in.k = amkl::TensorRef::make(base + elems, DType::BFloat16, {rows, heads, d}, {}, dev);
-  in.v = amkl::TensorRef::make(base + 2 * elems, DType::BFloat16, {rows, heads, d}, {}, dev);
-  in.cu_seqlens_q = amkl::TensorRef::make(idx, DType::Int32, {3}, {}, dev);
-  in.seqused_q = amkl::TensorRef::make(idx + 4, DType::Int32, {2}, {}, dev);
-  in.cu_seqlens_k = amkl::TensorRef::make(idx + 8, DType::Int32, {3}, {}, dev);
-  in.seqused_k = amkl::TensorRef::make(idx + 12, DType::Int32, {2}, {}, dev);
-  in.q_to_kv = amkl::TensorRef::make(idx + 16, DType::Int32, {2}, {}, dev);
-  amkl::AttentionForwardOutputs o;
-  o.out = amkl::TensorRef::make(base + 3 * elems, DType::BFloat16, {rows, heads, d}, {}, dev);
-  amkl::AttentionOptions opt;
-  opt.activation = Activation::FastGelu;
-  EXPECT_NO_THROW(amkl::attention_forward(in, opt, o));
+  EXPECT_NO_THROW(upload_and_run({{0, 20, 40}, {1, 20}, {0, 20, 40}, {5, 20}, {1, 0}}));
   CK(cudaDeviceSynchronize());
   cudaFree(p);
 }
