@@ -87,9 +87,9 @@ struct AttentionOptions {
   Rounding emulate = Rounding::None;
   /// Check offsets (monotone, in range) and q_to_kv values on the host. For CUDA tensors
   /// this copies them to the host (all in one copy) and synchronizes the stream, so the GPU
-  /// idles for a host round trip every call (0.1-0.2 ms at B = 1152 on an H200 before
-  /// December 2026's host-side changes; not yet re-measured since); set false to skip (e.g.
-  /// under CUDA graph capture, or for speed) when the caller guarantees them.
+  /// idles for a host round trip every call (measured on an H100 at B = 1152, L = 256: the
+  /// checked call at 0.95 of the unchecked one's speed, bench/NOTES.md step 40); set false to
+  /// skip (e.g. under CUDA graph capture, or for speed) when the caller guarantees them.
   bool validate_offsets = true;
   /// cudaStream_t for CUDA tensors (nullptr: the default stream). Ignored on the CPU.
   void* stream = nullptr;

@@ -90,11 +90,11 @@ def attention(
         validate_offsets: check ``cu_seqlens``, ``seqused`` and ``q_to_kv`` (monotone, in
             range) before running. For CUDA tensors this copies them to the host (in one
             copy) and waits for the stream, so the GPU idles for a host round trip every call
-            (0.1-0.2 ms measured at B = 1152 on an H200 before December 2026's host-side
-            changes, not yet re-measured since: up to 30% of a short-sequence call);
-            ``False`` skips the check (the caller guarantees the values), which is also what
-            lets a jagged call be captured in a CUDA graph. CUDA then needs ``max_seqlen_q`` /
-            ``max_seqlen_k`` for each jagged side. Default ``True``.
+            (measured on an H100 at B = 1152, L = 256: the checked call at 0.95 of the
+            unchecked one's speed, bench/NOTES.md step 40); ``False`` skips the check (the
+            caller guarantees the values), which is also what lets a jagged call be captured
+            in a CUDA graph. CUDA then needs ``max_seqlen_q`` / ``max_seqlen_k`` for each
+            jagged side. Default ``True``.
 
     Returns:
         ``out`` shaped like q with head dim ``d_v`` and q's dtype; with ``return_lse``,
