@@ -938,16 +938,13 @@ std::vector<Case> all_cases() {
     v.push_back(c);
   }
   // The folded causal order (fwd_fold.h; plain calls with two consumer warpgroups): query
-  // blocks j and M - 1 - j in one unit, the light one walking its keys downwards and leaving
-  // block 0's K and V stages to the heavy one. Even and odd M (the middle block alone), many
-  // units per CTA (the rings carrying the kept stages from unit to unit), L_k > L_q, a right
-  // window, a batch map, fp16 and the (192, 128) kernel, a running max that jumps up at key 256
-  // (the heavy tiles' upward walks meet it; the light ones see no key past 255), a CUDA graph,
-  // d = 64 (two warpgroups under a causal mask), light tiles without keys beside heavy ones with
-  // keys (L_q > L_k: not linked), and units of two one-block tiles (top-left, L_k = 128).
-  // Folding by default needs d = 128, 8 query blocks and no GQA, so all but many_units force it
-  // (AMKL_SM90_FOLD=1). The gpu-check pass wg2 runs them all unfolded (AMKL_SM90_PLAIN=0).
-  // (The last three kinds were added after the session's last GPU run: first run pending.)
+  // blocks j and M - 1 - j in one unit, the light one first. Even and odd M (the middle block
+  // alone), many units per CTA, L_k > L_q, a right window, a batch map, fp16 and the (192, 128)
+  // kernel, a running max that jumps up at key 256, a CUDA graph, d = 64 (two warpgroups under
+  // a causal mask), light tiles without keys beside heavy ones with keys (L_q > L_k), and units
+  // of two one-block tiles (top-left, L_k = 128). Folding by default needs d = 128, 8 query
+  // blocks and no GQA, so all but many_units force it (AMKL_SM90_FOLD=1). The gpu-check pass
+  // wg2 runs them all unfolded (AMKL_SM90_PLAIN=0).
   for (int kind = 0; kind < 11; ++kind) {
     Case c;
     c.fold_forced = true;

@@ -1,13 +1,15 @@
 // The folded tile order of the plain Hopper forward under a causal mask (or a right window):
 // query blocks j and M - 1 - j of one (sequence, head) form a unit that one CTA takes, the
-// light block first. The light one walks its key blocks from the last down to block 0, the
-// heavy one from block 0 up, so the K and V of block 0 that the light tile used last stay in
-// their smem stages for the heavy tile's first block: one K and one V load fewer per unit
-// (a fifth of the K / V loads at L = 512, M = 4), and every unit costs about M + 1 key
-// blocks, so the units need no longest-first order. Measured (H100, bench/NOTES.md step 38):
-// +4..+5% at causal (8,16,2048), +1.5% at (2,16,8192), +0.5% at (16,16,1024), but -3..-5% at
-// (32,16,512) and -1% with GQA (32 / 8 heads, L = 4096), all bf16 with d = 128; so it runs
-// by default where it was measured to gain: d = 128, from 8 query blocks up, without GQA.
+// light block first, then the heavy one. Every unit costs about M + 1 key blocks, so the
+// units need no longest-first order, and the units of one (sequence, head) are neighbours
+// (their K and V shared in L2 by the CTAs running them). Measured against the longest-first
+// sections (H100, bench/NOTES.md step 40): +4..+11% at causal (8,16,2048), +3.5% at
+// (2,16,8192), +3% at (16,16,1024), but -1.5..-2% at (32,16,512) and -1.6% with GQA (32 / 8
+// heads, L = 4096), all bf16 with d = 128; so it runs by default where it was measured to
+// gain: d = 128, from 8 query blocks up, without GQA. (Until step 40 the
+// light tile also walked its keys downwards and left block 0's K and V stages to the heavy
+// tile: a fifth fewer K / V loads at M = 4, yet 1.3-2% slower than this order alone at 512
+// and 1024 keys and no faster at 2048.)
 // Host and device (the CPU tests cover the numbering and the choice).
 #pragma once
 
@@ -18,16 +20,6 @@
 #include "cuda/sm90/fwd_env.h"
 
 namespace amkl::cuda::sm90 {
-
-/// A tile's part in a unit, set by the scheduler thread (TileInfo::link).
-enum FoldLink : int {
-  kFoldNone = 0,
-  /// The light tile: walks its key blocks downwards and keeps the last (block 0) in its K
-  /// and V stages, unreleased, for the next tile.
-  kFoldKeepsLast = 1,
-  /// The heavy tile: its first key block is the one the tile before kept (no load).
-  kFoldReusesFirst = 2,
-};
 
 /// The two tiles of unit `u` as TileScheduler's unsectioned, forward indices (m fastest, then
 /// (sequence, head) pairs): `light` = query block j, `heavy` = block M - 1 - j, or -1 where
@@ -65,14 +57,14 @@ struct FoldCall {
 };
 
 /// The fewest query blocks per (sequence, head) that fold by default (at 4 the folded order
-/// lost 3-5%, at 8 it gained 0.5%).
+/// lost 1.5-2%, at 8 it gained 3%).
 constexpr int kFoldMinBlocks = 8;
 /// The head dims (d = d_v) it was measured on; other head dims fold only when forced.
 constexpr int kFoldHeadDim = 128;
 
-/// True where the folded order runs: the plain kernel with two consumer warpgroups (whose V
-/// ring keeps its own position; the three-warpgroup kernels derive it from K's), tiles that
-/// differ along m without a tile list, and by default d = d_v = kFoldHeadDim, at least
+/// True where the folded order runs: the plain kernel with two consumer warpgroups (the only
+/// kernels whose scheduler thread has the folded loop), tiles that differ along m without a
+/// tile list, and by default d = d_v = kFoldHeadDim, at least
 /// kFoldMinBlocks query blocks and no GQA. The environment variable AMKL_SM90_FOLD=0 turns it
 /// off; 1 folds wherever the kernel can (two query blocks or more, any head dims, GQA too: the
 /// GPU tests fold small problems so); other values are an error.

@@ -717,10 +717,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // come in pairs (K(n), then V(n)) and the consumers issue P V(n - 1) right after S(n), so
   // each side can keep one ring position for both.
   constexpr bool kVFollowsK = kTightRegisters && kStagesK == kStagesV;
-  // The folded causal order (fwd_fold.h) in plain kernels whose V ring keeps its own position
-  // (a stage kept for the next tile holds its ring position back, which a position derived
-  // from K's could not follow).
-  constexpr bool kFold = kPlain && !kVFollowsK;
+  // The folded causal order (fwd_fold.h): only the scheduler thread's order changes, in the
+  // plain kernels with two consumer warpgroups (where runs_fold lets a call fold).
+  constexpr bool kFold = kPlain && Cfg::kConsumerWarpgroups == 2;
   using SharedStorage = typename Cfg::SharedStorage;
   using BM = typename Cfg::BM;
   using BN = typename Cfg::BN;
@@ -772,12 +771,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       };
       if (kFold && a.fold) {
         // Items are folded units: the light tile, then the heavy one, posted back to back, so
-        // the heavy one follows the light one in this CTA's loads and consumers. They are
-        // linked where the light one loads key blocks from block 0 on. The heavy one then does
-        // too: a folding call has full dense tiles and no left window, so every row's keys
-        // start at key 0 and end no earlier than those of the rows before it (fwd_fold.h's
-        // runs_fold). It is decoded only after the light one is posted (two decoded tiles at
-        // once spilled in this thread's 40 registers).
+        // the heavy one follows the light one in this CTA's loads and consumers. Each is
+        // decoded only after the one before is posted (two decoded tiles at once spilled in
+        // this thread's 40 registers).
         const int num_units = int(fold_units(a.num_m_blocks, num_tiles / a.num_m_blocks));
         for (;;) {
           const int u = int(gridDim.x) + ticket;
@@ -788,17 +784,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
           const FoldUnit fu = fold_unit(u, a.num_m_blocks);
           TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, fu.light, num_tiles);
-          const bool linked = fu.heavy >= 0 && w.has_blocks() && w.n_block_min == 0;
-          if (linked) w.link = kFoldKeepsLast;
           if (!w.skip) post(w);
           if (fu.heavy < 0) continue;
           w = decode_tile<kBlockM, kBlockN>(a, sched, fu.heavy, num_tiles);
-          if (linked) {
-            // The light tile keeps its block-0 stages for this one: had it no keys from key 0,
-            // the consumers would wait on those stages for ever. Never so (see above).
-            if (!w.has_blocks() || w.n_block_min != 0) __trap();
-            w.link = kFoldReusesFirst;
-          }
           if (!w.skip) post(w);
         }
       }
@@ -911,12 +899,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Tensor tVg = get<0>(v_parts);
       Tensor tVs = get<1>(v_parts);
       const int n_min = w.n_block_min, n_max = w.n_block_max;
-      // A folded unit's light tile walks its key blocks downwards; the heavy tile's first
-      // block is already in its stages (fwd_fold.h). (The walk as a block and a step: with
-      // the block computed from the loop index, this thread's 40 registers spilled.)
-      const int link = kFold ? w.link : int(kFoldNone);
-      const int step = link == kFoldKeepsLast ? -1 : 1;
-      int block = step > 0 ? n_min : n_max - 1;
       auto load_k = [&](int n) {
         smem.ring_k.producer_acquire(st_k);
         copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK), 0, kHintKV),
@@ -934,22 +916,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // K of the first block first: it does not wait for Q's buffer. The next tile's Q comes
       // after this tile's K and V: its stage is the previous tile's, which O may still be
       // leaving through (kStageO), and waiting for it here would hold up this tile's loads.
-      const bool reuses_first = link == kFoldReusesFirst;
-      if (!reuses_first) load_k(block);
+      load_k(n_min);
       release_ahead(cur);
       if (!kQAhead) load_q(w);
-      if (!reuses_first) load_v(block);
-      if constexpr (kFold) {
-        for (int left = n_max - n_min - 1; left > 0; --left) {
-          block += step;
-          load_k(block);
-          load_v(block);
-        }
-      } else {  // the loop as before the fold, so kernels that cannot fold compile as they did
-        for (int n = n_min + 1; n < n_max; ++n) {
-          load_k(n);
-          load_v(n);
-        }
+      load_v(n_min);
+      for (int n = n_min + 1; n < n_max; ++n) {
+        load_k(n);
+        load_v(n);
       }
       const int next = next_tile();
       if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
@@ -1104,14 +1077,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       AMKL_SM90_STAMP(OStoreIssued, 0);
     }
   };
-  // The tile keeps its last K and V stages for the next tile (a folded unit's light tile,
-  // fwd_fold.h): they go back only after the next tile's first block has used them.
-  bool keeps_last = false;
-  // S(n) has landed: its K stage goes back (not a kept one), and after the tile's last block
-  // its Q stage unless O is to leave through it.
+  // S(n) has landed: its K stage goes back, and after the tile's last block its Q stage unless
+  // O is to leave through it.
   auto s_landed = [&](int n, int n_max) {
     warpgroup_fence_operand(tSrS);
-    if (!(keeps_last && n == n_max - 1)) smem.ring_k.consumer_release(st);
+    smem.ring_k.consumer_release(st);
     if (n == n_max - 1 && !stage_o && q_releaser) smem.ring_q.consumer_release(st_q);
   };
   // S of the block being scored, again, from its Q and K stages (held until the policy is
@@ -1145,9 +1115,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Warp-uniform, and broadcast so that ptxas sees it: the mask branch stays uniform.
       const int full_lo = __shfl_sync(0xffffffffu, w.full_lo, 0);
       const int full_hi = __shfl_sync(0xffffffffu, w.full_hi, 0);
-      keeps_last = kFold && __shfl_sync(0xffffffffu, w.link, 0) == kFoldKeepsLast;
-      // The key block of the walk's step n: a light tile walks downwards.
-      auto block_at = [&](int n) { return keeps_last ? n_min + n_max - 1 - n : n; };
       float factor[2];
       if (!s_issued) {  // block n_min: S only
         smem.ring_q.consumer_wait(st_q);
@@ -1168,12 +1135,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // R2UR before every HGMMA; bench/NOTES.md step 20). Broadcast from lane 0 it does not.
       if (!kPlain && __shfl_sync(0xffffffffu, int(deferred), 0)) {
         pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(
-            a, w, block_at(n_min) * kBlockN, tSrS, tScS, factor, full_lo, full_hi,
+            a, w, n_min * kBlockN, tSrS, tScS, factor, full_lo, full_hi,
             [&] { store_o_vec16(deferred_rows, tOrO, deferred_mul); });
         deferred = false;
       } else {
-        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(
-            a, w, block_at(n_min) * kBlockN, tSrS, tScS, factor, full_lo, full_hi);
+        pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(a, w, n_min * kBlockN, tSrS,
+                                                                tScS, factor, full_lo, full_hi);
       }
       convert_pairs(tSrS, tOrP);
       AMKL_SM90_STAMP(ActDone, n_min);
@@ -1196,8 +1163,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         AMKL_SM90_STAMP(SReady, n);
         warpgroup_fence_operand(tSrS);
         pol.apply<kAct, kBlockN, kUnscaledHalf, kPacks, kPlain>(
-            a, w, block_at(n) * kBlockN, tSrS, tScS, factor, full_lo, full_hi, NoWork{},
-            refill_s);
+            a, w, n * kBlockN, tSrS, tScS, factor, full_lo, full_hi, NoWork{}, refill_s);
         // Where the wait for P V lands is ptxas's choice: it hoists the wait to just after the
         // nearest earlier barrier arrive, or to where it first reuses one of P's registers
         // (dead to the compiler once P V is issued). With K released as soon as S landed, the
@@ -1226,7 +1192,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       q_stage = st_q.index();
       st_q.advance();
-      if (keeps_last) st = st.prev();  // the kept K stage: the next tile's first S reads it
       // The last P V, and with it the next tile's first S when the next tile loads anything:
       // the tensor cores start on it while this tile's epilogue runs. The S WGMMA is issued
       // either way: ptxas serializes the whole pipeline when an accumulator is written by a
@@ -1254,10 +1219,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       warpgroup_wait<1>();
       AMKL_SM90_STAMP(PvReady, n_max);
       warpgroup_fence_operand(tOrO);
-      if (!keeps_last) {  // a kept V stage goes back after the next tile's first P V
-        smem.ring_v.consumer_release(st_v_of());
-        st_v_advance();
-      }
+      smem.ring_v.consumer_release(st_v_of());
+      st_v_advance();
     } else {
       s_issued = false;
       flush_staged_q();

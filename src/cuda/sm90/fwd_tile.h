@@ -25,7 +25,6 @@ struct TileInfo {
   int full_lo = 0, full_hi = 0;          ///< keys in [full_lo, full_hi) are allowed for every row
   int row0_begin = 0, row0_end = 0;      ///< row m0's key bounds (fwd_row_keys.h)
   bool skip = true;                      ///< no query row of this tile exists
-  int link = 0;  ///< its part in a folded unit (FoldLink, fwd_fold.h); kFoldNone elsewhere
 
   __device__ __forceinline__ int n_blocks() const { return n_block_max - n_block_min; }
   /// The tile loads Q, K and V (some row exists and sees some key block).
