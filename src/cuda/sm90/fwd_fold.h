@@ -6,10 +6,10 @@
 // sections (H100, bench/NOTES.md step 40): +4..+11% at causal (8,16,2048), +3.5% at
 // (2,16,8192), +3% at (16,16,1024), but -1.5..-2% at (32,16,512) and -1.6% with GQA (32 / 8
 // heads, L = 4096), all bf16 with d = 128; so it runs by default where it was measured to
-// gain: d = 128, from 8 query blocks up, without GQA. (Until step 40 the
-// light tile also walked its keys downwards and left block 0's K and V stages to the heavy
-// tile: a fifth fewer K / V loads at M = 4, yet 1.3-2% slower than this order alone at 512
-// and 1024 keys and no faster at 2048.)
+// gain: d = 128, from 8 query blocks up, without GQA. (Until step 40 the light tile also
+// walked its keys downwards and left block 0's K and V stages to the heavy tile: a fifth
+// fewer K / V loads at M = 4, yet 1.3-2% slower than this order alone at 512 and 1024 keys
+// and no faster at 2048.)
 // Host and device (the CPU tests cover the numbering and the choice).
 #pragma once
 
