@@ -1,6 +1,8 @@
 // An environment variable unset for the life of a test and restored after (tests of the
-// variables that force a kernel choice).
+// variables that force a kernel choice), and a gtest fixture that does it for each test.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
@@ -29,6 +31,16 @@ class ScopedUnsetEnv {
  private:
   std::string name_, old_;
   bool had_ = false;
+};
+
+// Fixture for the tests of one variable: `kVar` names it; it is unset at each test's start
+// (a test sets it as it needs) and restored after. `Name` must have static storage
+// (`constexpr char kName[] = "...";`).
+template <const char* Name>
+class UnsetEnvTest : public ::testing::Test {
+ protected:
+  static constexpr const char* kVar = Name;
+  ScopedUnsetEnv env_{Name};
 };
 
 }  // namespace amkl::test

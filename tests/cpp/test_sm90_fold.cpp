@@ -46,10 +46,9 @@ TEST(Fold, UnitsCoverEveryTileOnceLightFirst) {
   }
 }
 
-class FoldEnv : public ::testing::Test {
+constexpr char kFoldVar[] = "AMKL_SM90_FOLD";
+class FoldEnv : public amkl::test::UnsetEnvTest<kFoldVar> {
  protected:
-  static constexpr const char* kVar = "AMKL_SM90_FOLD";
-  amkl::test::ScopedUnsetEnv env_{kVar};
   // A plain causal call with 8 query blocks per pair, two consumer warpgroups, no GQA, d 128.
   static FoldCall causal() { return FoldCall{true, true, false, 8, 2, false, 128, 128}; }
 };

@@ -14,11 +14,8 @@ namespace {
 using namespace amkl::cuda::sm90;
 
 // AMKL_SM90_PACK_GQA unset for each test (set inside one) and restored after.
-class PackGqaEnv : public ::testing::Test {
- protected:
-  static constexpr const char* kVar = "AMKL_SM90_PACK_GQA";
-  amkl::test::ScopedUnsetEnv env_{kVar};
-};
+constexpr char kPackGqaVar[] = "AMKL_SM90_PACK_GQA";
+using PackGqaEnv = amkl::test::UnsetEnvTest<kPackGqaVar>;
 
 TEST_F(PackGqaEnv, PacksShortQueriesWhereItTakesFewerTiles) {
   // (H, H_kv, max L_q, kBlockM) -> pack shift

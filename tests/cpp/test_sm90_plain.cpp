@@ -13,11 +13,9 @@ namespace {
 using namespace amkl::cuda::sm90;
 using amkl::detail::SeqSide;
 
-class PlainEnv : public ::testing::Test {
+constexpr char kPlainVar[] = "AMKL_SM90_PLAIN";
+class PlainEnv : public amkl::test::UnsetEnvTest<kPlainVar> {
  protected:
-  static constexpr const char* kVar = "AMKL_SM90_PLAIN";
-  amkl::test::ScopedUnsetEnv env_{kVar};
-
   SeqSide dense(int64_t len) const {
     SeqSide q;
     q.batch = 4;

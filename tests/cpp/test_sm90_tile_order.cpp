@@ -86,11 +86,8 @@ TEST(Sm90TileOrder, SectionsGoHeaviestFirstAcrossTheirPairs) {
 }
 
 // AMKL_SM90_SECTION_PAIRS unset for each test (set inside one) and restored after.
-class SectionEnv : public ::testing::Test {
- protected:
-  static constexpr const char* kVar = "AMKL_SM90_SECTION_PAIRS";
-  amkl::test::ScopedUnsetEnv env_{kVar};
-};
+constexpr char kSectionPairsVar[] = "AMKL_SM90_SECTION_PAIRS";
+using SectionEnv = amkl::test::UnsetEnvTest<kSectionPairsVar>;
 
 TEST_F(SectionEnv, PairsThatFitTheL2Share) {
   const int64_t mb = int64_t(1) << 20;

@@ -13,11 +13,8 @@ using amkl::cuda::sm90::consumer_warpgroups_for;
 using amkl::cuda::sm90::kThreeWarpgroupMinRows;
 
 // AMKL_SM90_CONSUMER_WARPGROUPS unset for each test (set inside one) and restored after.
-class WarpgroupsEnv : public ::testing::Test {
- protected:
-  static constexpr const char* kVar = "AMKL_SM90_CONSUMER_WARPGROUPS";
-  amkl::test::ScopedUnsetEnv env_{kVar};
-};
+constexpr char kWarpgroupsVar[] = "AMKL_SM90_CONSUMER_WARPGROUPS";
+using WarpgroupsEnv = amkl::test::UnsetEnvTest<kWarpgroupsVar>;
 
 TEST_F(WarpgroupsEnv, RowRuleWithoutTheVariable) {
   EXPECT_EQ(consumer_warpgroups_for(0, false), 2);
