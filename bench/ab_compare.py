@@ -222,7 +222,8 @@ def sdpa_cudnn_call(q, k, v, causal, gqa):
 def worker(cases, rep, sustain_ms, check):
     import torch
     from triton.testing import do_bench
-    from gpu_clock import ClockSampler, run_untimed, summarize as clock_summary
+    from gpu_clock import ClockSampler, power_field, run_untimed, summarize as clock_summary
+    power_field()  # its query now, not in the first case's gap between sustain and measurement
     out, clocks, errors = {}, {}, {}
     for spec in cases:
         fn, flops = make_case(spec)
@@ -233,7 +234,7 @@ def worker(cases, rep, sustain_ms, check):
         run_untimed(fn, sustain_ms)
         sampler = ClockSampler()
         ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
-        clocks[spec] = clock_summary(sampler.stop())
+        clocks[spec] = clock_summary(sampler.stop(), power=sampler.power_field)
         out[spec] = flops / (ms * 1e-3) / 1e12
         del fn
         torch.cuda.empty_cache()

@@ -12,11 +12,17 @@ reported with the clock it ran at: time x clock = cycles, comparable across runs
     summary = summarize(samples)      # medians over the samples taken while the GPU was busy
 """
 import datetime
+import functools
 import statistics
 import subprocess
 from typing import List, NamedTuple, Optional
 
-QUERY = "timestamp,clocks.sm,power.draw,clocks_event_reasons.active"
+# power.draw is, on Ampere and newer, the board's power averaged over the last second: a
+# sample taken while a ~300 ms measurement runs mixes in the call before it (the GFLOP per
+# joule of session 39's A/B put cuDNN's causal L512 at half our power that way).
+# power.draw.instant is the power at the sample; older drivers lack it (power_field probes).
+POWER_FIELDS = ("power.draw.instant", "power.draw")
+QUERY_FORMAT = "timestamp,clocks.sm,{power},clocks_event_reasons.active"
 SW_POWER_CAP = 0x4  # nvidia-smi's clocks_event_reasons bit: held down by the power limit
 IDLE_MHZ = 500      # below this the GPU idles (345 MHz on the H200): not a measurement's clock
 
@@ -29,7 +35,8 @@ class Sample(NamedTuple):
 
 
 def parse(text: str) -> List[Sample]:
-    """Samples from `nvidia-smi --query-gpu=QUERY --format=csv,noheader,nounits` output; lines
+    """Samples from `nvidia-smi --query-gpu=QUERY --format=csv,noheader,nounits -lms N` output,
+    QUERY being QUERY_FORMAT with its power field; lines
     that do not parse (a header, "[N/A]", a line cut off at the sampler's stop) are skipped."""
     out = []
     for line in text.splitlines():
@@ -44,13 +51,34 @@ def parse(text: str) -> List[Sample]:
     return out
 
 
-class ClockSampler:
-    """nvidia-smi polling every period_ms until stop(); without nvidia-smi, stop() returns []."""
+@functools.lru_cache(maxsize=None)
+def power_field(smi: str = "nvidia-smi") -> str:
+    """The first of POWER_FIELDS this nvidia-smi reports a number for (the last one where none
+    does, or there is no nvidia-smi). Asked once per process: the query takes ~50 ms, an idle
+    moment that would raise the clock of the measurement after it (run_untimed)."""
+    for field in POWER_FIELDS[:-1]:
+        try:
+            r = subprocess.run([smi, f"--query-gpu={field}", "--format=csv,noheader,nounits"],
+                               capture_output=True, text=True, timeout=10)
+            float(r.stdout.splitlines()[0])
+            if r.returncode == 0:
+                return field
+        except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+            pass
+    return POWER_FIELDS[-1]
 
-    def __init__(self, period_ms: int = 20, smi: str = "nvidia-smi"):
+
+class ClockSampler:
+    """nvidia-smi polling every period_ms until stop(); without nvidia-smi, stop() returns [].
+    `power_field` says which power the samples carry (power_field() picks it by default)."""
+
+    def __init__(self, period_ms: int = 20, smi: str = "nvidia-smi",
+                 power: Optional[str] = None):
+        self.power_field = power or power_field(smi)
+        query = QUERY_FORMAT.format(power=self.power_field)
         try:
             self._p = subprocess.Popen(
-                [smi, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits",
+                [smi, f"--query-gpu={query}", "--format=csv,noheader,nounits",
                  "-lms", str(period_ms)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True)
         except OSError:
@@ -92,13 +120,15 @@ def clock_at(samples: List[Sample], t: float) -> Optional[float]:
 
 
 def summarize(samples: List[Sample], t0: float = float("-inf"),
-              t1: float = float("inf")) -> Optional[dict]:
+              t1: float = float("inf"), power: Optional[str] = None) -> Optional[dict]:
     """Medians over the busy samples in [t0, t1] (None when there are none): SM clock, power,
-    and the share of samples held down by the power cap."""
+    and the share of samples held down by the power cap; `power` (the sampler's
+    power_field) is recorded as the power's source where given."""
     busy = [s for s in samples if t0 <= s.t <= t1 and s.sm_mhz >= IDLE_MHZ]
     if not busy:
         return None
-    return {"samples": len(busy),
+    source = {"power_field": power} if power else {}
+    return {**source, "samples": len(busy),
             "sm_mhz_median": statistics.median(s.sm_mhz for s in busy),
             "sm_mhz_min": min(s.sm_mhz for s in busy),
             "power_w_median": statistics.median(s.power_w for s in busy),

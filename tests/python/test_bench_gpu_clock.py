@@ -36,6 +36,8 @@ def test_summarize_counts_busy_samples_only():
     assert w["samples"] == 2 and w["power_capped_share"] == 1.0
     assert gpu_clock.summarize(s[:1]) is None
     assert gpu_clock.summarize([]) is None
+    assert "power_field" not in r
+    assert gpu_clock.summarize(s, power="power.draw.instant")["power_field"] == "power.draw.instant"
 
 
 def test_clock_at_takes_the_last_sample_before():
@@ -52,7 +54,7 @@ def test_sampler_runs_and_stops(tmp_path):
     fake.write_text("#!/bin/sh\nwhile true; do date '+%Y/%m/%d %H:%M:%S.000, 1755, 688.2, "
                     "0x0000000000000004'; sleep 0.02; done\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    sampler = gpu_clock.ClockSampler(smi=str(fake))
+    sampler = gpu_clock.ClockSampler(smi=str(fake), power="power.draw")
     time.sleep(0.3)
     s = sampler.stop()
     assert len(s) >= 2
@@ -62,3 +64,33 @@ def test_sampler_runs_and_stops(tmp_path):
 
 def test_sampler_without_nvidia_smi_returns_nothing(tmp_path):
     assert gpu_clock.ClockSampler(smi=str(tmp_path / "missing")).stop() == []
+
+
+def _fake_smi(tmp_path, name, body):
+    fake = tmp_path / name
+    fake.write_text("#!/bin/sh\n" + body)
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return str(fake)
+
+
+def test_power_field_prefers_the_instant_power_where_reported(tmp_path):
+    # A driver with power.draw.instant prints a number for it.
+    has = _fake_smi(tmp_path, "has-instant", 'case "$1" in *instant*) echo 612.25;; esac\n')
+    assert gpu_clock.power_field(has) == "power.draw.instant"
+    # An older one rejects the field (nvidia-smi exits non-zero), or prints [N/A].
+    lacks = _fake_smi(tmp_path, "lacks-instant",
+                      'echo "Field \\"$1\\" is not a valid field to query."; exit 2\n')
+    assert gpu_clock.power_field(lacks) == "power.draw"
+    na = _fake_smi(tmp_path, "na-instant", "echo '[N/A]'\n")
+    assert gpu_clock.power_field(na) == "power.draw"
+    assert gpu_clock.power_field(str(tmp_path / "no-such-smi")) == "power.draw"
+    # The sampler asks with the field it was given or found.
+    args = tmp_path / "args"
+    rec = _fake_smi(tmp_path, "records", f'echo "$@" >> {args}\n')
+    sampler = gpu_clock.ClockSampler(smi=rec, power="power.draw.instant")
+    for _ in range(100):  # until the stand-in has run (stop() would end it first)
+        if args.exists():
+            break
+        time.sleep(0.02)
+    sampler.stop()
+    assert "power.draw.instant" in args.read_text()
