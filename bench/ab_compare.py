@@ -222,7 +222,7 @@ def sdpa_cudnn_call(q, k, v, causal, gqa):
 def worker(cases, rep, sustain_ms, check):
     import torch
     from triton.testing import do_bench
-    from gpu_clock import ClockSampler, power_field, run_untimed, summarize as clock_summary
+    from gpu_clock import measure_sampled, power_field
     power_field()  # its query now, not in the first case's gap between sustain and measurement
     out, clocks, errors = {}, {}, {}
     for spec in cases:
@@ -231,10 +231,8 @@ def worker(cases, rep, sustain_ms, check):
             errors[spec] = fn.oracle_error()
         fn()
         torch.cuda.synchronize()
-        run_untimed(fn, sustain_ms)
-        sampler = ClockSampler()
-        ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
-        clocks[spec] = clock_summary(sampler.stop(), power=sampler.power_field)
+        ms, clocks[spec] = measure_sampled(
+            fn, lambda: do_bench(fn, warmup=25, rep=rep, return_mode="median"), sustain_ms)
         out[spec] = flops / (ms * 1e-3) / 1e12
         del fn
         torch.cuda.empty_cache()

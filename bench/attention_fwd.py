@@ -48,7 +48,7 @@ except Exception as e:  # noqa: BLE001
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpu_clock import ClockSampler, power_field, run_untimed, summarize as clock_summary  # noqa: E402
+from gpu_clock import measure_sampled, power_field  # noqa: E402
 import fa3_peer  # noqa: E402
 
 ACTIVATIONS = ["raw", "gelu", "gelu_approx", "fast_gelu", "leaky_relu", "relu", "fast_gelu_bf16",
@@ -63,10 +63,9 @@ def bench(fn, warmup, rep, sustain_ms):
     of higher clock that follows even a short idle moment."""
     fn()
     torch.cuda.synchronize()
-    run_untimed(fn, sustain_ms)
-    sampler = ClockSampler()
-    q = do_bench(fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8], return_mode="median")
-    clock = clock_summary(sampler.stop(), power=sampler.power_field)
+    q, clock = measure_sampled(
+        fn, lambda: do_bench(fn, warmup=warmup, rep=rep, quantiles=[0.5, 0.2, 0.8],
+                             return_mode="median"), sustain_ms)
     r = {"ms": q[0], "p20": q[1], "p80": q[2], "clock": clock}
     if clock is not None:
         r["mcycles"] = q[0] * clock["sm_mhz_median"] * 1e-3

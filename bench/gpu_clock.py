@@ -10,11 +10,16 @@ reported with the clock it ran at: time x clock = cycles, comparable across runs
     ... measure ...
     samples = sampler.stop()          # [Sample]
     summary = summarize(samples)      # medians over the samples taken while the GPU was busy
+
+or, for a measurement after untimed calls, with only the samples taken while it ran:
+
+    result, summary = measure_sampled(fn, lambda: do_bench(fn, ...), sustain_ms)
 """
 import datetime
 import functools
 import statistics
 import subprocess
+import time
 from typing import List, NamedTuple, Optional
 
 # power.draw is, on Ampere and newer, the board's power averaged over the last second: a
@@ -97,13 +102,29 @@ def run_untimed(fn, ms: float) -> None:
     """Calls fn (a GPU call) for about ms milliseconds, untimed: long enough (~1000 ms), the
     power cap holds the clock down when the measurement that follows starts (after even a few
     milliseconds of idle, the first ~0.3 s of calls run at a higher clock)."""
-    import time
     import torch
     t_end = time.time() + ms * 1e-3
     while time.time() < t_end:
         for _ in range(5):
             fn()
         torch.cuda.synchronize()
+
+
+def measure_sampled(fn, measure, sustain_ms: float, sampler_factory=None):
+    """(measure(), the clock summary of the samples taken while measure ran): the sampler starts
+    before run_untimed(fn, sustain_ms), so it is sampling when the measurement begins
+    (nvidia-smi takes ~0.1 s to print its first sample: started after the untimed calls, it
+    caught 1-5 samples of a ~0.15 s do_bench in session 40's A/B), and samples outside the
+    measurement's window are left out. Those matter with the instant power: a sample taken as
+    the GPU goes idle after the measurement still shows its boost clock (so it counts as busy)
+    but idle power (130-240 W against ~700 W: session 40's GFLOP per joule was off by up to 2x
+    where a case's two rounds mixed such a sample with a loaded one)."""
+    sampler = (sampler_factory or ClockSampler)()
+    run_untimed(fn, sustain_ms)
+    t0 = time.time()
+    result = measure()
+    t1 = time.time()
+    return result, summarize(sampler.stop(), t0, t1, power=sampler.power_field)
 
 
 def clock_at(samples: List[Sample], t: float) -> Optional[float]:

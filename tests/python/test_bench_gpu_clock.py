@@ -94,3 +94,31 @@ def test_power_field_prefers_the_instant_power_where_reported(tmp_path):
         time.sleep(0.02)
     sampler.stop()
     assert "power.draw.instant" in args.read_text()
+
+
+def test_measure_sampled_keeps_the_measurement_window_only():
+    # Samples before the measurement (during the untimed calls) and after it (the GPU going
+    # idle: boost clock, idle power) must not count; only the one taken while measure ran.
+    marks = []
+
+    class FakeSampler:
+        power_field = "power.draw.instant"
+
+        def __init__(self):
+            marks.append(("started", time.time()))
+
+        def stop(self):
+            t_mid = dict(marks)["measuring"]
+            return [gpu_clock.Sample(t_mid - 0.5, 1755.0, 690.0, gpu_clock.SW_POWER_CAP),
+                    gpu_clock.Sample(t_mid, 1740.0, 701.0, gpu_clock.SW_POWER_CAP),
+                    gpu_clock.Sample(t_mid + 0.5, 1980.0, 150.0, 0)]
+
+    def measure():
+        marks.append(("measuring", time.time()))
+        return 1.25
+
+    result, clock = gpu_clock.measure_sampled(lambda: None, measure, 0, sampler_factory=FakeSampler)
+    assert result == 1.25
+    assert [m[0] for m in marks] == ["started", "measuring"]  # sampling before the measurement
+    assert clock["samples"] == 1 and clock["power_w_median"] == 701.0
+    assert clock["sm_mhz_median"] == 1740.0 and clock["power_field"] == "power.draw.instant"
