@@ -224,6 +224,10 @@ def worker(cases, rep, sustain_ms, check):
     from triton.testing import do_bench
     from gpu_clock import measure_sampled, power_field
     power_field()  # its query now, not in the first case's gap between sustain and measurement
+    # Triton's first do_bench sets up its driver helpers (up to seconds with the GPU idle):
+    # inside the first case's measurement window, that idle time was in its clock and power
+    # samples (126 W against ~650 W in session 40's A/B).
+    do_bench(torch.cuda.synchronize, warmup=1, rep=1)
     out, clocks, errors = {}, {}, {}
     for spec in cases:
         fn, flops = make_case(spec)
