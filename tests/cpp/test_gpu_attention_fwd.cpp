@@ -760,21 +760,24 @@ std::vector<Case> all_cases() {
       v.push_back(c);
     }
   }
-  // fast_gelu folds the scale into its constants only for 1e-12 <= |scale| <= 1e13
-  // (fast_gelu_fold); scales on both sides of that range take the plain formula.
-  for (float sc : {1e-14f, 3e-12f, 5e12f, 2e13f}) {
-    Case c;
-    c.act = Activation::FastGelu;
-    c.lq = {70, 129};
-    c.lk = {200, 65};
-    c.scale = sc;
-    c.out_scale = 1.f / sc;
-    c.out_f32 = true;
-    char name[64];
-    std::snprintf(name, sizeof(name), "fast_gelu_scale_%.0e", double(sc));
-    c.name = name;
-    for (char& ch : c.name) ch = ch == '-' ? 'm' : (ch == '+' ? 'p' : ch);
-    v.push_back(c);
+  // fast_gelu, gelu_approx and silu fold the scale into their constants only for 1e-12 <=
+  // |scale| <= 1e13 (act_fold); scales on both sides of that range take the plain formula.
+  for (Activation act : {Activation::FastGelu, Activation::GeluApprox, Activation::Silu}) {
+    for (float sc : {1e-14f, 3e-12f, 5e12f, 2e13f}) {
+      Case c;
+      c.act = act;
+      c.lq = {70, 129};
+      c.lk = {200, 65};
+      c.scale = sc;
+      c.out_scale = 1.f / sc;
+      c.out_f32 = true;
+      char name[64];
+      std::snprintf(name, sizeof(name), "%s_scale_%.0e", amkl::activation_name(act),
+                    double(sc));
+      c.name = name;
+      for (char& ch : c.name) ch = ch == '-' ? 'm' : (ch == '+' ? 'p' : ch);
+      v.push_back(c);
+    }
   }
   // Softmax's running max jumping at a later key block, by ~30 and by ~180 (log2 units): the
   // max moves past the slack and O and the row sums are rescaled. ~180 also overflows 2^x

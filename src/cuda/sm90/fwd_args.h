@@ -2,38 +2,14 @@
 // detail::AttentionParams. Plain data: copied into the kernel's parameter space.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include "amkl/activation.h"
 #include "common/activation_math.h"
 #include "common/attention_params.h"
+#include "cuda/sm90/fwd_act_fold.h"
 
 namespace amkl::cuda::sm90 {
-
-/// fast_gelu's constants with the logit scale folded in: 0.5 x (1 + tanh(x (c0 + c1 x^2))) at
-/// x = scale * s is half * s (1 + tanh(s (c0 + c1 s^2))). Computed once on the host: in the
-/// kernel ptxas recomputed them at every key block (bench/NOTES.md step 27).
-struct FastGeluFold {
-  float c0 = 0.f, c1 = 0.f, half = 0.f;
-  // c1 ~ 0.036 scale^3 must stay a normal float: for |scale| outside [1e-12, 1e13] it would
-  // underflow (losing the cubic term, or 0 * inf = NaN for large s) or overflow, so the
-  // kernel takes the plain formula on x = scale * s instead.
-  bool folds = false;
-};
-
-inline FastGeluFold fast_gelu_fold(float scale) {
-  using namespace detail::act_const;
-  FastGeluFold f;
-  const float abs_scale = std::fabs(scale);
-  f.folds = abs_scale >= 1e-12f && abs_scale <= 1e13f;
-  if (f.folds) {
-    f.c0 = float(kSqrt2OverPi) * scale;
-    f.c1 = float(kSqrt2OverPi * kGeluCubic) * scale * scale * scale;
-    f.half = 0.5f * scale;
-  }
-  return f;
-}
 
 struct FwdArgs {
   detail::SeqSide q_side, kv_side;
@@ -64,7 +40,7 @@ struct FwdArgs {
   float scale_log2 = 1.f;  // softmax without softcap: scale * log2(e)
   float out_scale = 1.f;
   float softcap = 0.f;
-  FastGeluFold gelu;  // fast_gelu only
+  ActFold scale_fold;  // the logit scale folded into the activation (fwd_act_fold.h)
   int64_t window_left = -1, window_right = -1;
   bool bottom_right = true;
   int num_m_blocks = 0;  // query tiles per (sequence, head); packed, per (sequence, KV head)

@@ -120,7 +120,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   a.scale_log2 = float(double(p.scale) * 1.4426950408889634);
   a.out_scale = p.out_scale;
   a.softcap = p.softcap;
-  if (p.activation == Activation::FastGelu) a.gelu = fast_gelu_fold(p.scale);
+  a.scale_fold = act_fold(p.activation, p.scale);
   a.window_left = p.window_left;
   a.window_right = p.window_right;
   a.bottom_right = p.mask_align == MaskAlign::BottomRight;
