@@ -1,6 +1,6 @@
 // The logit scale folded into an activation's constants, computed once on the host for the
 // Hopper forward (FwdArgs::scale_fold): the kernel then evaluates f(scale * s) on the raw score s
-// with one instruction fewer per element (the scores loop is bound by its own instruction
+// with one or two instructions fewer per element (the scores loop is bound by its own instruction
 // stream, bench/NOTES.md steps 7 and 26). Computed in the kernel instead, ptxas recomputed
 // the constants at every key block (step 27).
 #pragma once
@@ -33,6 +33,8 @@ constexpr bool act_folds(Activation act) {
          act == Activation::Silu || act == Activation::FastSilu;
 }
 
+/// act's constants at this logit scale (folds false where act_folds(act) is false or |scale|
+/// is outside [1e-12, 1e13]), computed in double and rounded once to float.
 inline ActFold act_fold(Activation act, float scale) {
   using namespace detail::act_const;
   constexpr double kLog2e = 1.4426950408889634;
