@@ -48,13 +48,19 @@ def test_clock_at_takes_the_last_sample_before():
     assert gpu_clock.clock_at(s, s[3].t + 5) == 1725.0
 
 
-def test_sampler_runs_and_stops(tmp_path):
-    fake = tmp_path / "fake-smi"
-    # Prints one sample per "period" until terminated, as nvidia-smi -lms does.
-    fake.write_text("#!/bin/sh\nwhile true; do date '+%Y/%m/%d %H:%M:%S.000, 1755, 688.2, "
-                    "0x0000000000000004'; sleep 0.02; done\n")
+def _fake_smi(tmp_path, name, body):
+    fake = tmp_path / name
+    fake.write_text("#!/bin/sh\n" + body)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    sampler = gpu_clock.ClockSampler(smi=str(fake), power="power.draw")
+    return str(fake)
+
+
+def test_sampler_runs_and_stops(tmp_path):
+    # Prints one sample per "period" until terminated, as nvidia-smi -lms does.
+    fake = _fake_smi(tmp_path, "fake-smi",
+                     "while true; do date '+%Y/%m/%d %H:%M:%S.000, 1755, 688.2, "
+                     "0x0000000000000004'; sleep 0.02; done\n")
+    sampler = gpu_clock.ClockSampler(smi=fake, power="power.draw")
     time.sleep(0.3)
     s = sampler.stop()
     assert len(s) >= 2
@@ -64,13 +70,6 @@ def test_sampler_runs_and_stops(tmp_path):
 
 def test_sampler_without_nvidia_smi_returns_nothing(tmp_path):
     assert gpu_clock.ClockSampler(smi=str(tmp_path / "missing")).stop() == []
-
-
-def _fake_smi(tmp_path, name, body):
-    fake = tmp_path / name
-    fake.write_text("#!/bin/sh\n" + body)
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    return str(fake)
 
 
 def test_power_field_prefers_the_instant_power_where_reported(tmp_path):

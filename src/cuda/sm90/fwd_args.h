@@ -4,8 +4,6 @@
 
 #include <cstdint>
 
-#include "amkl/activation.h"
-#include "common/activation_math.h"
 #include "common/attention_params.h"
 #include "cuda/sm90/fwd_act_fold.h"
 
