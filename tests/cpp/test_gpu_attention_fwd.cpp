@@ -760,9 +760,10 @@ std::vector<Case> all_cases() {
       v.push_back(c);
     }
   }
-  // fast_gelu, gelu_approx and silu fold the scale into their constants only for 1e-12 <=
-  // |scale| <= 1e13 (act_fold); scales on both sides of that range take the plain formula.
-  for (Activation act : {Activation::FastGelu, Activation::GeluApprox, Activation::Silu}) {
+  // fast_gelu, gelu_approx, silu and gelu fold the scale into their constants only for 1e-12
+  // <= |scale| <= 1e13 (act_fold); scales on both sides of that range take the plain formula.
+  for (Activation act : {Activation::FastGelu, Activation::GeluApprox, Activation::Silu,
+                         Activation::Gelu}) {
     for (float sc : {1e-14f, 3e-12f, 5e12f, 2e13f}) {
       Case c;
       c.act = act;

@@ -24,6 +24,12 @@ float folded(Activation act, const ActFold& f, float s) {
       const float hs = f.c2 * s;
       return std::fma(hs, t, hs);
     }
+    case Activation::Gelu: {
+      const float t = 1.f / std::fma(f.c0, std::fabs(s), 1.f);
+      const float erf_abs = 1.f - amkl::detail::erf_as_q(t) * std::exp2(f.c1 * (s * s));
+      const float h = f.c2 * s;
+      return std::fma(std::fabs(h), erf_abs, h);
+    }
     case Activation::GeluApprox:
       return s / std::fma(std::exp2(s * std::fma(f.c1, s * s, f.c0)), f.c2, f.c2);
     default:  // Silu, FastSilu
@@ -31,8 +37,8 @@ float folded(Activation act, const ActFold& f, float s) {
   }
 }
 
-constexpr Activation kFolding[] = {Activation::FastGelu, Activation::GeluApprox,
-                                   Activation::Silu, Activation::FastSilu};
+constexpr Activation kFolding[] = {Activation::FastGelu, Activation::GeluApprox, Activation::Silu,
+                                   Activation::FastSilu, Activation::Gelu};
 
 TEST(Sm90ActFold, FoldsOnlyWhereTheConstantsStayNormal) {
   for (Activation act : kFolding) {
@@ -41,7 +47,7 @@ TEST(Sm90ActFold, FoldsOnlyWhereTheConstantsStayNormal) {
       EXPECT_TRUE(f.folds) << int(act) << " " << scale;
       EXPECT_TRUE(std::isnormal(f.c0)) << int(act) << " " << scale;
       EXPECT_TRUE(std::isnormal(f.c2)) << int(act) << " " << scale;
-      if (act == Activation::FastGelu || act == Activation::GeluApprox) {
+      if (act != Activation::Silu && act != Activation::FastSilu) {
         EXPECT_TRUE(std::isnormal(f.c1)) << int(act) << " " << scale;
       }
     }
@@ -49,8 +55,8 @@ TEST(Sm90ActFold, FoldsOnlyWhereTheConstantsStayNormal) {
       EXPECT_FALSE(act_fold(act, scale).folds) << int(act) << " " << scale;
     }
   }
-  for (Activation act : {Activation::Softmax, Activation::Raw, Activation::Gelu,
-                         Activation::FastGeluBf16, Activation::Relu, Activation::Hardswish}) {
+  for (Activation act : {Activation::Softmax, Activation::Raw, Activation::FastGeluBf16,
+                         Activation::Relu, Activation::Hardswish}) {
     EXPECT_FALSE(act_fold(act, 0.125f).folds) << int(act);
   }
 }

@@ -17,11 +17,14 @@ namespace amkl::cuda::sm90 {
 ///   fast_gelu:         c2 s (1 + tanh(s (c0 + c1 s^2)))        c2 = scale / 2
 ///   gelu_approx:       s / ((1 + 2^(s (c0 + c1 s^2))) c2)      c2 = 1 / scale
 ///   silu, fast_silu:   s / ((1 + 2^(c0 s)) c2)                 c2 = 1 / scale
+///   gelu:              h + |h| (1 - q(t) 2^(c1 s^2)), h = c2 s, t = 1 / (1 + c0 |s|),
+///                      c2 = scale / 2 (erf by Abramowitz & Stegun 7.1.26, q: erf_as_q)
 /// gelu_approx and silu are x / (1 + exp(-2u)) and x / (1 + exp(-x)) at x = scale * s: the
 /// scale moves from x into the denominator, where the 1 + e it divides costs one FFMA either
-/// way. c1 ~ 0.1 scale^3 and 1 / scale must stay normal floats: for |scale| outside
-/// [1e-12, 1e13] they would underflow (losing the cubic term, or 0 * inf = NaN for large s)
-/// or overflow, so the kernel takes the plain formula on x = scale * s instead.
+/// way. gelu never forms erf's argument |x| / sqrt(2), and its h + |h| erf needs no copysign.
+/// c1 (~0.1 scale^3, gelu ~0.7 scale^2), c2 and 1 / scale must stay normal floats: for |scale|
+/// outside [1e-12, 1e13] they would underflow (losing the cubic term, or 0 * inf = NaN for
+/// large s) or overflow, so the kernel takes the plain formula on x = scale * s instead.
 struct ActFold {
   float c0 = 0.f, c1 = 0.f, c2 = 0.f;
   bool folds = false;
@@ -30,7 +33,7 @@ struct ActFold {
 /// Whether act_fold folds anything for this activation (at some scale).
 constexpr bool act_folds(Activation act) {
   return act == Activation::FastGelu || act == Activation::GeluApprox ||
-         act == Activation::Silu || act == Activation::FastSilu;
+         act == Activation::Silu || act == Activation::FastSilu || act == Activation::Gelu;
 }
 
 /// act's constants at this logit scale (folds false where act_folds(act) is false or |scale|
@@ -53,6 +56,11 @@ inline ActFold act_fold(Activation act, float scale) {
       f.c0 = float(-2.0 * kLog2e * kSqrt2OverPi * s);
       f.c1 = float(-2.0 * kLog2e * kSqrt2OverPi * kGeluCubic * s * s * s);
       f.c2 = float(1.0 / s);
+      break;
+    case Activation::Gelu:
+      f.c0 = float(kErfAsP * kInvSqrt2 * std::fabs(s));
+      f.c1 = float(-kLog2e * 0.5 * s * s);
+      f.c2 = float(0.5 * s);
       break;
     default:  // Silu, FastSilu
       f.c0 = float(-kLog2e * s);

@@ -198,7 +198,23 @@ __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
       s(i + 1) = x1;
     }
   } else {
-    if constexpr (act_folds(kAct)) {  // gelu_approx, silu, fast_silu
+    if constexpr (kAct == Activation::Gelu) {
+      // h + |h| erf(|x| / sqrt(2)) at x = scale * s, h = x / 2, with the scale folded into
+      // erf's constants (ActFold): 11 instructions per element instead of 14 (the scale's
+      // FMUL, erf's argument and the copysign go; the |h| is an operand modifier).
+      if (a.scale_fold.folds) {
+        const float c0 = a.scale_fold.c0, c1 = a.scale_fold.c1, half_scale = a.scale_fold.c2;
+        CUTE_UNROLL
+        for (int i = 0; i < size(s); ++i) {
+          const float x = s(i);
+          const float t = detail::fast_div(1.f, fmaf(c0, fabsf(x), 1.f));
+          const float erf_abs = fmaf(-detail::erf_as_q(t), detail::fast_exp2(c1 * (x * x)), 1.f);
+          const float h = half_scale * x;
+          s(i) = fmaf(fabsf(h), erf_abs, h);
+        }
+        return;
+      }
+    } else if constexpr (act_folds(kAct)) {  // gelu_approx, silu, fast_silu
       // x / (1 + e) at x = scale * s, with the scale moved into the exponent's constants and
       // into the denominator (ActFold): s / ((1 + e) / scale) takes the 1 + e and the
       // scale's division in one FFMA: 7 (gelu_approx) and 5 (silu) instructions per element
