@@ -31,7 +31,10 @@ EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDo
           6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
           11: "LoadV", 12: "LoadQ", 13: "OScaled", 14: "OStaged", 15: "OStoreIssued",
           16: "QReady", 17: "KReady"}
-ROLES = ["producer", "consumer0", "consumer1", "consumer2"]  # kTraceRoles slots per CTA
+# kTraceRoles slots per CTA (fwd_trace.h): "producer" is the K loading thread, "loader_qv" the
+# Q / V one (traces taken before session 41 have every load on "producer").
+ROLES = ["producer", "consumer0", "consumer1", "consumer2", "loader_qv"]
+CONSUMERS = ("consumer0", "consumer1", "consumer2")
 EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
 CLOCK_MASK = (1 << 40) - 1
 
@@ -121,12 +124,13 @@ def next_q_timing(streams, role):
     stamp (the next Q landed, before the turn barrier), the second part is split there: the
     Q's latency as the consumers see it, and the turn. Where the second part is long and the
     tile's own work short, the next Q paces the tiles (short causal tiles; bench/NOTES.md step
-    35). The producer's k-th LoadQ is taken to be the CTA's k-th tile's: CTAs whose count of
+    35). The Q loader's k-th LoadQ is taken to be the CTA's k-th tile's: CTAs whose count of
     LoadQ stamps differs from their count of tiles (tiles without keys load no Q) are left
     out, and so is each CTA's first tile."""
     groups = collections.defaultdict(list)
     for cta, ev, spans in tile_spans(streams, role):
-        loads = [t for t, e, _ in streams[(cta, "producer")] if e == "LoadQ"]
+        loads = [t for t, e, _ in streams[(cta, "loader_qv")] if e == "LoadQ"] or \
+            [t for t, e, _ in streams[(cta, "producer")] if e == "LoadQ"]
         if len(loads) != sum(1 for e in ev if e[1] == "TileStart"):
             continue
         for k, (a, b) in enumerate(spans):
@@ -247,7 +251,7 @@ def main():
                   f"  x{r['count']}")
     if args.by_length:
         report["by_tile_length"] = {}
-        for role in (r for r in roles if r != "producer"):
+        for role in (r for r in roles if r in CONSUMERS):
             lengths = by_tile_length(streams, role)
             report["by_tile_length"][role] = {
                 str(n): {"tiles": t, "mean_cycles": c, "intervals": parts}

@@ -744,9 +744,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // where it is not needed. Kernels with two warpgroups do not spill and keep their code (the
   // same changes there made ptxas spill more, not less).
   constexpr bool kTightRegisters = Cfg::kConsumerWarpgroups == 3;
-  // With as many V stages as K stages the V ring's position follows the K ring's: the loads
-  // come in pairs (K(n), then V(n)) and the consumers issue P V(n - 1) right after S(n), so
-  // each side can keep one ring position for both.
+  // With as many V stages as K stages the consumers' V ring position follows their K ring's:
+  // they issue P V(n - 1) right after S(n), so one ring position serves both (the producer
+  // loads K and V from two threads, each with its own).
   constexpr bool kVFollowsK = kTightRegisters && kStagesK == kStagesV;
   // The folded causal order (fwd_fold.h): only the scheduler thread's order changes, in the
   // plain kernels with two consumer warpgroups (where runs_fold lets a call fold).
@@ -766,7 +766,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     smem.ring_q.init(Cfg::kConsumerWarpgroups);  // one thread per warpgroup releases Q
     smem.ring_k.init(Cfg::kConsumerThreads);
     smem.ring_v.init(Cfg::kConsumerThreads);
-    smem.tiles.init(Cfg::kConsumerThreads + 1);  // and the loading thread
+    smem.tiles.init(Cfg::kConsumerThreads + 2);  // and the two loading threads
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -832,25 +832,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (t_cur >= num_tiles) return;  // the end, posted
       }
     }
-    if (threadIdx.x != 0) return;
-    AMKL_SM90_STAMP_INIT(a.trace, 0, true);
+    // Two loading threads: K's (warp 0) and Q's and V's (warp 2), each taking the posted
+    // tiles from the mailbox. K's loads then never wait behind a V or Q stage: a tile's K(n)
+    // waits only for S(n - kStagesK) to free its stage, where one thread issuing K(n) after
+    // V(n - 1) made it wait for P V(n - 1 - kStagesV) as well, and the next tile's first K for
+    // the next Q's stage (the previous tile's O store).
+    constexpr int kLoadK = 0, kLoadQV = 64;
+    if (threadIdx.x != kLoadK && threadIdx.x != kLoadQV) return;
+    AMKL_SM90_STAMP_INIT(a.trace, threadIdx.x == kLoadK ? 0 : kTraceRoleLoadQV, true);
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
     Tensor mK = params.tma_k.get_tma_tensor(params.shape_k);
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
-    RingState<kStagesK> st_k;
-    RingState<kStagesV> st_v_own;
-    // Where V follows K, V's position is K's (K(n)'s until V(n) is issued, then both
-    // advance). (Chosen through a pointer: a lambda returning the captured reference made
-    // nvcc warn of a reference to a local.)
-    RingState<kStagesV>& st_v = *[&] {
-      if constexpr (kVFollowsK) {
-        return &st_k;
-      } else {
-        return &st_v_own;
-      }
-    }();
-    RingState<kQStages> st_q;
-    // The next posted tile's mailbox slot.
+    // The next posted tile's mailbox slot (each loading thread keeps its own position).
     auto next_tile = [&]() -> int {
       smem.tiles.full[slot.index()].wait(slot.phase());
       const int posted = slot.index();
@@ -858,6 +851,71 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       slot.advance();
       return posted;
     };
+    if (threadIdx.x == kLoadQV) {
+      RingState<kStagesV> st_v;
+      RingState<kQStages> st_q;
+      auto load_q = [&](const TileInfo& w) {
+        const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
+        // GQA packing: a 4-D box per 64 columns
+        if (kPacks && a.pack_shift > 0) {
+          smem.ring_q.producer_acquire(st_q);
+          uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
+          Element* stage =
+              smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
+          CUTE_UNROLL
+          for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
+            SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, uint64_t(kHintQ),
+                                   stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
+                                   w.start_q + w.m0, qb);
+          }
+          AMKL_SM90_STAMP(LoadQ, 0);
+          st_q.advance();
+          return;
+        }
+        Tensor gQ = local_tile(
+            domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
+            Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
+        auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{},
+                                        group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
+        smem.ring_q.producer_acquire(st_q);
+        copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ), 0, kHintQ),
+             tQg, tQs(_, st_q.index()));
+        AMKL_SM90_STAMP(LoadQ, 0);
+        st_q.advance();
+      };
+      // With two Q buffers the next tile's Q is loaded while this tile's V still streams in.
+      constexpr bool kQAhead = kQStages > 1;
+      int cur = next_tile();
+      if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
+      while (smem.tiles.info[cur].t < num_tiles) {
+        const TileInfo& w = smem.tiles.info[cur];
+        if (w.has_blocks()) {
+          if (!kQAhead) load_q(w);
+          const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<kPacks>(a));
+          const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
+          Tensor gV = local_tile(
+              domain_offset(make_coord(w.start_k, _0{}), mV(_, _, hk * a.v_head_mul, vb)),
+              Shape<BN, typename Cfg::DV>{}, make_coord(_, _0{}));
+          auto v_parts = tma_partition(params.tma_v, _0{}, Layout<_1>{},
+                                       group_modes<0, 2>(sV), group_modes<0, 2>(gV));
+          Tensor tVg = get<0>(v_parts);
+          Tensor tVs = get<1>(v_parts);
+          for (int n = w.n_block_min; n < w.n_block_max; ++n) {
+            smem.ring_v.producer_acquire(st_v);
+            copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV), 0, kHintKV),
+                 tVg(_, n), tVs(_, st_v.index()));
+            AMKL_SM90_STAMP(LoadV, n);
+            st_v.advance();
+          }
+        }
+        smem.tiles.empty[cur].arrive();  // done with the tile's slot
+        const int next = next_tile();
+        if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
+        cur = next;
+      }
+      return;
+    }
+    RingState<kStagesK> st_k;
     // Once tile i's first K load is issued (or, without keys, once it is taken), the slot of
     // tile i + 1 - kNumSlots (long done with) goes back: the scheduler takes tile i + 1 only
     // then, one tile ahead of the loads, as when this thread decoded the tiles itself. (Free
@@ -870,94 +928,32 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         smem.tiles.empty[(posted + 1) % Mailbox::kNumSlots].arrive();
       }
     };
-    auto load_q = [&](const TileInfo& w) {
-      const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
-      // GQA packing: a 4-D box per 64 columns
-      if (kPacks && a.pack_shift > 0) {
-        smem.ring_q.producer_acquire(st_q);
-        uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
-        Element* stage = smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
-        CUTE_UNROLL
-        for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
-          SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, uint64_t(kHintQ),
-                                 stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
-                                 w.start_q + w.m0, qb);
-        }
-        AMKL_SM90_STAMP(LoadQ, 0);
-        st_q.advance();
-        return;
-      }
-      Tensor gQ = local_tile(
-          domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
-          Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
-      auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{}, group_modes<0, 2>(sQ),
-                                      group_modes<0, 2>(gQ));
-      smem.ring_q.producer_acquire(st_q);
-      copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ), 0, kHintQ),
-           tQg, tQs(_, st_q.index()));
-      AMKL_SM90_STAMP(LoadQ, 0);
-      st_q.advance();
-    };
-    // With two Q buffers the next tile's Q is loaded while this tile's K/V still stream in.
-    constexpr bool kQAhead = kQStages > 1;
     int cur = next_tile();
-    if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
     while (smem.tiles.info[cur].t < num_tiles) {
       const TileInfo& w = smem.tiles.info[cur];
       if (!w.has_blocks()) {  // rows without keys: the consumers write zeros, nothing to load
         release_ahead(cur);
         cur = next_tile();
-        if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
         continue;
       }
       const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<kPacks>(a));
       const int kb = a.kv_side.jagged ? 0 : w.bk * a.kv_batch_mul;
-      const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
       Tensor gK = local_tile(
           domain_offset(make_coord(w.start_k, _0{}), mK(_, _, hk * a.kv_head_mul, kb)),
           Shape<BN, typename Cfg::D>{}, make_coord(_, _0{}));
-      Tensor gV = local_tile(
-          domain_offset(make_coord(w.start_k, _0{}), mV(_, _, hk * a.v_head_mul, vb)),
-          Shape<BN, typename Cfg::DV>{}, make_coord(_, _0{}));
-      // Named tensors, not structured bindings: the loaders below capture them, and capturing
-      // a structured binding is C++20 (nvcc warns in this C++17 build).
       auto k_parts = tma_partition(params.tma_k, _0{}, Layout<_1>{}, group_modes<0, 2>(sK),
                                    group_modes<0, 2>(gK));
-      auto v_parts = tma_partition(params.tma_v, _0{}, Layout<_1>{}, group_modes<0, 2>(sV),
-                                   group_modes<0, 2>(gV));
       Tensor tKg = get<0>(k_parts);
       Tensor tKs = get<1>(k_parts);
-      Tensor tVg = get<0>(v_parts);
-      Tensor tVs = get<1>(v_parts);
-      const int n_min = w.n_block_min, n_max = w.n_block_max;
-      auto load_k = [&](int n) {
+      for (int n = w.n_block_min; n < w.n_block_max; ++n) {
         smem.ring_k.producer_acquire(st_k);
         copy(params.tma_k.with(smem.ring_k.producer_expect(st_k, Cfg::kBytesK), 0, kHintKV),
              tKg(_, n), tKs(_, st_k.index()));
         AMKL_SM90_STAMP(LoadK, n);
-        if constexpr (!kVFollowsK) st_k.advance();
-      };
-      auto load_v = [&](int n) {
-        smem.ring_v.producer_acquire(st_v);
-        copy(params.tma_v.with(smem.ring_v.producer_expect(st_v, Cfg::kBytesV), 0, kHintKV),
-             tVg(_, n), tVs(_, st_v.index()));
-        AMKL_SM90_STAMP(LoadV, n);
-        st_v.advance();
-      };
-      // K of the first block first: it does not wait for Q's buffer. The next tile's Q comes
-      // after this tile's K and V: its stage is the previous tile's, which O may still be
-      // leaving through (kStageO), and waiting for it here would hold up this tile's loads.
-      load_k(n_min);
-      release_ahead(cur);
-      if (!kQAhead) load_q(w);
-      load_v(n_min);
-      for (int n = n_min + 1; n < n_max; ++n) {
-        load_k(n);
-        load_v(n);
+        st_k.advance();
+        if (n == w.n_block_min) release_ahead(cur);
       }
-      const int next = next_tile();
-      if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
-      cur = next;
+      cur = next_tile();
     }
     return;
   }
@@ -1010,7 +1006,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       cute::is_same_v<Element, cutlass::bfloat16_t> &&
       (kAct == Activation::FastGelu || (kAct == Activation::FastGeluBf16 && !kTightRegisters));
 
-  static_assert(1 + kWarpgroups <= kTraceRoles, "a trace slot per consumer warpgroup");
+  static_assert(1 + kWarpgroups <= kTraceRoleLoadQV, "a trace slot per consumer warpgroup");
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == kWarpgroups - 1) turn_pass();  // warpgroup 0 takes the first turn
   RingState<kStagesK> st;  // K: the block whose S is issued next
