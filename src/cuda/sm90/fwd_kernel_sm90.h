@@ -154,6 +154,14 @@ __device__ __forceinline__ void convert_scaled_pairs(const FragO& o, const float
   }
 }
 
+/// s = f(s, c0, c1, c2) over a fragment, with the folded constants of act_fold (fwd_act_fold.h).
+template <class Frag, class F>
+__device__ __forceinline__ void map_folded(Frag& s, const ActFold& fold, F f) {
+  const float c0 = fold.c0, c1 = fold.c1, c2 = fold.c2;
+  CUTE_UNROLL
+  for (int i = 0; i < size(s); ++i) s(i) = f(s(i), c0, c1, c2);
+}
+
 /// f(scale * s) over a fragment (out_scale is applied to O in the epilogue: P V is linear).
 /// kUnscaledHalf (fast_gelu and fast_gelu_bf16, bf16 P): fast_gelu's result is f(scale * s) /
 /// (0.5 scale) where the scale folds, fast_gelu_bf16's 2 f(scale * s), and the epilogue
@@ -171,18 +179,15 @@ __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
     // slower (step 7): the added instructions cost more than the tanh throughput they free.
     // The folded constants come from the host (ActFold, fwd_act_fold.h).
     if (a.scale_fold.folds) {
-      const float c0 = a.scale_fold.c0, c1 = a.scale_fold.c1, half = a.scale_fold.c2;
-      CUTE_UNROLL
-      for (int i = 0; i < size(s); ++i) {
-        const float x = s(i);
+      map_folded(s, a.scale_fold, [](float x, float c0, float c1, float half) {
         const float t = detail::act_fast_tanh(x * fmaf(c1, x * x, c0));
         if constexpr (kUnscaledHalf) {
-          s(i) = fmaf(x, t, x);
+          return fmaf(x, t, x);
         } else {
           const float hx = half * x;
-          s(i) = fmaf(hx, t, hx);
+          return fmaf(hx, t, hx);
         }
-      }
+      });
     } else {
       CUTE_UNROLL
       for (int i = 0; i < size(s); ++i) {
@@ -203,15 +208,12 @@ __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
       // erf's constants (ActFold): 11 instructions per element instead of 14 (the scale's
       // FMUL, erf's argument and the copysign go; the |h| is an operand modifier).
       if (a.scale_fold.folds) {
-        const float c0 = a.scale_fold.c0, c1 = a.scale_fold.c1, half_scale = a.scale_fold.c2;
-        CUTE_UNROLL
-        for (int i = 0; i < size(s); ++i) {
-          const float x = s(i);
+        map_folded(s, a.scale_fold, [](float x, float c0, float c1, float half_scale) {
           const float t = detail::fast_div(1.f, fmaf(c0, fabsf(x), 1.f));
           const float erf_abs = fmaf(-detail::erf_as_q(t), detail::fast_exp2(c1 * (x * x)), 1.f);
           const float h = half_scale * x;
-          s(i) = fmaf(fabsf(h), erf_abs, h);
-        }
+          return fmaf(fabsf(h), erf_abs, h);
+        });
         return;
       }
     } else if constexpr (act_folds(kAct)) {  // gelu_approx, silu, fast_silu
@@ -220,13 +222,10 @@ __device__ __forceinline__ void apply_act(Frag& s, const FwdArgs& a) {
       // scale's division in one FFMA: 7 (gelu_approx) and 5 (silu) instructions per element
       // instead of 8 and 6. An inf e gives the limit 0 as before.
       if (a.scale_fold.folds) {
-        const float c0 = a.scale_fold.c0, c1 = a.scale_fold.c1, inv_scale = a.scale_fold.c2;
-        CUTE_UNROLL
-        for (int i = 0; i < size(s); ++i) {
-          const float x = s(i);
+        map_folded(s, a.scale_fold, [](float x, float c0, float c1, float inv_scale) {
           const float z = kAct == Activation::GeluApprox ? x * fmaf(c1, x * x, c0) : c0 * x;
-          s(i) = detail::fast_div(x, fmaf(detail::fast_exp2(z), inv_scale, inv_scale));
-        }
+          return detail::fast_div(x, fmaf(detail::fast_exp2(z), inv_scale, inv_scale));
+        });
         return;
       }
     }
