@@ -26,6 +26,7 @@ constexpr double kTaylorC2 = 0.3989422804014327;
 constexpr double kTaylorC4 = -0.06649038006690543;
 constexpr double kTaylorC6 = 0.00997355701003582;
 constexpr double kLeakySlope = 0.01;
+constexpr double kLog2e = 1.4426950408889634;  // log2(e): exp(x) = 2^(x log2(e))
 // Abramowitz & Stegun 7.1.26's p: erf(z) ~ 1 - q(t) exp(-z^2) with t = 1 / (1 + p z) (the
 // GPU's exact gelu, activation_forward_fast and its scale fold).
 constexpr double kErfAsP = 0.3275911;
@@ -203,7 +204,7 @@ __device__ __forceinline__ float fast_div(float x, float y) {
 template <Activation kAct>
 __device__ __forceinline__ float activation_forward_fast(float x) {
   using namespace act_const;
-  constexpr float kLog2e = 1.4426950408889634f;
+  constexpr float kLog2e = float(act_const::kLog2e);
   if constexpr (kAct == Activation::Gelu) {
     // erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): erf(z) = 1 - q(t) exp(-z^2),
     // t = 1 / (1 + p z), z = |x| / sqrt(2) >= 0; one rcp and one ex2 instead of erff's

@@ -40,7 +40,6 @@ constexpr bool act_folds(Activation act) {
 /// is outside [1e-12, 1e13]), computed in double and rounded once to float.
 inline ActFold act_fold(Activation act, float scale) {
   using namespace detail::act_const;
-  constexpr double kLog2e = 1.4426950408889634;
   ActFold f;
   const float abs_scale = std::fabs(scale);
   f.folds = act_folds(act) && abs_scale >= 1e-12f && abs_scale <= 1e13f;

@@ -329,7 +329,7 @@ struct WarpgroupRefill {
 /// -inf, online max/sum; returns the per-row factor O must be rescaled by. Pointwise:
 /// out_scale * f(scale * S), masked entries exactly 0; factor stays 1.
 struct ScorePolicy {
-  static constexpr float kLog2e = 1.4426950408889634f;
+  static constexpr float kLog2e = float(detail::act_const::kLog2e);
   static constexpr float kMaxSlack = 8.f;  // log2 units (online_update)
   // exp_ahead gives up on a block whose max jumped by this much or more (log2 units): 2^x
   // overflows from x = 128 and the factor 2^-jump leaves float's normal range from 127.

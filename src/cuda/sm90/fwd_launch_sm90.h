@@ -117,7 +117,7 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   a.lse_head = p.lse_head_stride;
   a.lse_row = p.lse_row_stride;
   a.scale = p.scale;
-  a.scale_log2 = float(double(p.scale) * 1.4426950408889634);
+  a.scale_log2 = float(double(p.scale) * detail::act_const::kLog2e);
   a.out_scale = p.out_scale;
   a.softcap = p.softcap;
   a.scale_fold = act_fold(p.activation, p.scale);
