@@ -31,9 +31,10 @@ EVENTS = {1: "TileStart", 2: "IssueBegin", 3: "IssueEnd", 4: "SReady", 5: "ActDo
           6: "PvReady", 7: "EpilogueBegin", 8: "EpilogueEnd", 9: "Fetched", 10: "LoadK",
           11: "LoadV", 12: "LoadQ", 13: "OScaled", 14: "OStaged", 15: "OStoreIssued",
           16: "QReady", 17: "KReady"}
-# kTraceRoles slots per CTA (fwd_trace.h): "producer" is the K loading thread, "loader_qv" the
-# Q / V one (traces taken before session 41 have every load on "producer").
-ROLES = ["producer", "consumer0", "consumer1", "consumer2", "loader_qv"]
+# kTraceRoles slots per CTA (fwd_trace.h): "producer" is the K loading thread, "loader_v" and
+# "loader_q" the V and Q ones (traces taken before session 41 have every load on "producer";
+# session 41's builds loaded Q and V from one thread, in role 4, and had five roles).
+ROLES = ["producer", "consumer0", "consumer1", "consumer2", "loader_v", "loader_q"]
 CONSUMERS = ("consumer0", "consumer1", "consumer2")
 EVENTS_PER_ROLE = 8192  # kTraceEventsPerRole in fwd_trace.h
 CLOCK_MASK = (1 << 40) - 1
@@ -129,7 +130,7 @@ def next_q_timing(streams, role):
     out, and so is each CTA's first tile."""
     groups = collections.defaultdict(list)
     for cta, ev, spans in tile_spans(streams, role):
-        loads = [t for t, e, _ in streams[(cta, "loader_qv")] if e == "LoadQ"] or \
+        loads = [t for t, e, _ in streams[(cta, "loader_q")] if e == "LoadQ"] or \
             [t for t, e, _ in streams[(cta, "producer")] if e == "LoadQ"]
         if len(loads) != sum(1 for e in ev if e[1] == "TileStart"):
             continue

@@ -121,7 +121,7 @@ def test_next_q_timing_splits_at_q_ready():
 
 
 def test_next_q_timing_reads_the_q_loaders_stamps():
-    # The Q / V loading thread's role (4) holds the LoadQ stamps; the K loader's (0) only K's.
+    # The Q loading thread's role (5) holds the LoadQ stamps; the K loader's (0) only K's.
     consumer, t = [], 1000
     for _ in range(3):
         consumer += [(t, "TileStart", 1), (t + 100, "SReady", 0), (t + 1000, "IssueBegin", 0),
@@ -131,7 +131,7 @@ def test_next_q_timing_reads_the_q_loaders_stamps():
                                      for k in range(1, 3)]
     loads_k = [(600 + 2000 * k, "LoadK", 0) for k in range(3)]
     streams = trace_tiles.decode(buffer(1, {(0, 0): loads_k, (0, 1): consumer,
-                                            (0, 4): loads_q}), 1)
-    assert streams[(0, "loader_qv")] == loads_q
+                                            (0, 5): loads_q}), 1)
+    assert streams[(0, "loader_q")] == loads_q
     timing = trace_tiles.next_q_timing(streams, "consumer0")
     assert timing == {1: {"tiles": 1, "s_ready_to_load": 300, "load_to_last_issue": 600}}

@@ -1,5 +1,5 @@
 // The hand-off of decoded tiles from the Hopper forward's scheduler thread to its loading
-// thread and consumer warpgroups (cuda/sm90/fwd_kernel_sm90.h).
+// threads and consumer warpgroups (cuda/sm90/fwd_kernel_sm90.h).
 #pragma once
 
 #include <cstdint>
@@ -8,9 +8,9 @@
 
 namespace amkl::cuda {
 
-/// The scheduler's hand-off of decoded tiles to the loading thread and the consumer
+/// The scheduler's hand-off of decoded tiles to the loading threads and the consumer
 /// warpgroups: a ring of kSlots entries of type Info. The scheduler fills a slot and arrives on
-/// `full`; the loading thread and every consumer thread arrive on `empty` when done with the
+/// `full`; each loading thread and every consumer thread arrive on `empty` when done with the
 /// tile (the consumers after their epilogue), so both can peek at the next tile while they
 /// finish the current one.
 template <class Info, int kSlots>

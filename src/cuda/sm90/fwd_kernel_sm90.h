@@ -4,11 +4,11 @@
 // Persistent: each CTA walks tiles of the TileScheduler (one tile = kBlockM query rows of
 // one head of one query sequence, or with GQA packing kBlockM / G positions of each of a KV
 // head's G query heads: fwd_pack_gqa.h).
-//   warpgroup 0, two threads: the scheduler (warp 1) takes tile indices, decodes each tile
-//     once (TileInfo) and posts it through a smem mailbox to the loader and the consumers, up
-//     to the mailbox's slots ahead; the loader (warp 0) TMA-loads Q into a (double-buffered
-//     where smem allows) Q ring and the K and V tiles of every key block the mask allows into
-//     their rings; the rings run on across tiles.
+//   warpgroup 0, four threads: the scheduler (warp 1) takes tile indices, decodes each tile
+//     once (TileInfo) and posts it through a smem mailbox to the loaders and the consumers, up
+//     to the mailbox's slots ahead; three loaders (warps 0, 2, 3) TMA-load the K and V tiles
+//     of every key block the mask allows into their rings and Q into a (double-buffered where
+//     smem allows) Q ring, one thread per ring; the rings run on across tiles.
 //   warpgroups 1..kConsumerWarpgroups: the consumers, 64 query rows each, taking turns on the
 //     tensor cores in a ring (ping-pong for two; one named barrier per warpgroup). Per key
 //     block n: issue S(n) = Q K(n)^T (SS-WGMMA) and, right behind it, O += P(n-1) V(n-1)
@@ -765,7 +765,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     smem.ring_q.init(Cfg::kConsumerWarpgroups);  // one thread per warpgroup releases Q
     smem.ring_k.init(Cfg::kConsumerThreads);
     smem.ring_v.init(Cfg::kConsumerThreads);
-    smem.tiles.init(Cfg::kConsumerThreads + 2);  // and the two loading threads
+    smem.tiles.init(Cfg::kConsumerThreads + 3);  // and the three loading threads
     cutlass::arch::fence_barrier_init();
   }
   __syncthreads();
@@ -777,7 +777,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if (threadIdx.x / 128 == 0) {
     // ================= producer warpgroup: one thread (warp 1) decodes the tiles and posts them
-    // to the mailbox, one (warp 0) issues every TMA load. Decoding a tile waits for global
+    // to the mailbox, three others issue the TMA loads. Decoding a tile waits for global
     // loads (the sequence offsets; ~3500 cycles at GDPA L = 256 under full memory traffic,
     // bench/NOTES.md step 14) and the loads of V waited behind it when one thread did both.
     cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegs>();
@@ -831,14 +831,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (t_cur >= num_tiles) return;  // the end, posted
       }
     }
-    // Two loading threads: K's (warp 0) and Q's and V's (warp 2), each taking the posted
-    // tiles from the mailbox. K's loads then never wait behind a V or Q stage: a tile's K(n)
-    // waits only for S(n - kStagesK) to free its stage, where one thread issuing K(n) after
-    // V(n - 1) made it wait for P V(n - 1 - kStagesV) as well, and the next tile's first K for
-    // the next Q's stage (the previous tile's O store).
-    constexpr int kLoadK = 0, kLoadQV = 64;
-    if (threadIdx.x != kLoadK && threadIdx.x != kLoadQV) return;
-    AMKL_SM90_STAMP_INIT(a.trace, threadIdx.x == kLoadK ? 0 : kTraceRoleLoadQV, true);
+    // Three loading threads, each taking the posted tiles from the mailbox: K's (warp 0), V's
+    // (warp 2) and Q's (warp 3). No load then waits behind another ring's stage: a tile's K(n)
+    // waits only for S(n - kStagesK) to free its stage, V(n) for P V(n - kStagesV), and the
+    // next tile's Q for its stage alone (the O store of the tile before this one), where one
+    // thread issuing K(n) after V(n - 1) made it wait for P V(n - 1 - kStagesV) as well, and
+    // one thread loading the next Q after this tile's last V issued that Q only once P V of
+    // the block two back had freed V's stage (bench/NOTES.md steps 52-53).
+    constexpr int kLoadK = 0, kLoadV = 64, kLoadQ = 96;
+    if (threadIdx.x != kLoadK && threadIdx.x != kLoadV && threadIdx.x != kLoadQ) return;
+    AMKL_SM90_STAMP_INIT(a.trace,
+                         threadIdx.x == kLoadK   ? 0
+                         : threadIdx.x == kLoadV ? kTraceRoleLoadV
+                                                 : kTraceRoleLoadQ,
+                         true);
     Tensor mQ = params.tma_q.get_tma_tensor(params.shape_q);
     Tensor mK = params.tma_k.get_tma_tensor(params.shape_k);
     Tensor mV = params.tma_v.get_tma_tensor(params.shape_v);
@@ -850,46 +856,45 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       slot.advance();
       return posted;
     };
-    if (threadIdx.x == kLoadQV) {
-      RingState<kStagesV> st_v;
+    if (threadIdx.x == kLoadQ) {
+      // Every tile with keys, in order, each as soon as its stage is free: with two Q stages
+      // the next tile's Q is in flight while this tile's blocks still run.
       RingState<kQStages> st_q;
-      auto load_q = [&](const TileInfo& w) {
-        const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
-        // GQA packing: a 4-D box per 64 columns
-        if (kPacks && a.pack_shift > 0) {
+      for (int cur = next_tile(); smem.tiles.info[cur].t < num_tiles; cur = next_tile()) {
+        const TileInfo& w = smem.tiles.info[cur];
+        if (w.has_blocks()) {
+          const int qb = a.q_side.jagged ? 0 : w.b * a.q_batch_mul;
           smem.ring_q.producer_acquire(st_q);
           uint64_t* bar = &smem.ring_q.producer_expect(st_q, Cfg::kBytesQ);
-          Element* stage =
-              smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
-          CUTE_UNROLL
-          for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
-            SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, uint64_t(kHintQ),
-                                   stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
-                                   w.start_q + w.m0, qb);
+          if (kPacks && a.pack_shift > 0) {  // GQA packing: a 4-D box per 64 columns
+            Element* stage =
+                smem.q.data() + st_q.index() * cosize_v<typename Cfg::SmemLayoutQStage>;
+            CUTE_UNROLL
+            for (int j = 0; j < Cfg::kHeadDim / 64; ++j) {  // column block j: at j * kBlockM * 64
+              SM90_TMA_LOAD_4D::copy(&params.tma_q_packed, bar, uint64_t(kHintQ),
+                                     stage + j * kBlockM * 64, 64 * j, w.h << a.pack_shift,
+                                     w.start_q + w.m0, qb);
+            }
+          } else {
+            Tensor gQ = local_tile(
+                domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
+                Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
+            auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{},
+                                            group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
+            copy(params.tma_q.with(*bar, 0, kHintQ), tQg, tQs(_, st_q.index()));
           }
           AMKL_SM90_STAMP(LoadQ, 0);
           st_q.advance();
-          return;
         }
-        Tensor gQ = local_tile(
-            domain_offset(make_coord(w.start_q, _0{}), mQ(_, _, w.h * a.q_head_mul, qb)),
-            Shape<BM, typename Cfg::D>{}, make_coord(w.m_block, _0{}));
-        auto [tQg, tQs] = tma_partition(params.tma_q, _0{}, Layout<_1>{},
-                                        group_modes<0, 2>(sQ), group_modes<0, 2>(gQ));
-        smem.ring_q.producer_acquire(st_q);
-        copy(params.tma_q.with(smem.ring_q.producer_expect(st_q, Cfg::kBytesQ), 0, kHintQ),
-             tQg, tQs(_, st_q.index()));
-        AMKL_SM90_STAMP(LoadQ, 0);
-        st_q.advance();
-      };
-      // With two Q buffers the next tile's Q is loaded while this tile's V still streams in.
-      constexpr bool kQAhead = kQStages > 1;
-      int cur = next_tile();
-      if (kQAhead && smem.tiles.info[cur].has_blocks()) load_q(smem.tiles.info[cur]);
-      while (smem.tiles.info[cur].t < num_tiles) {
+        smem.tiles.empty[cur].arrive();  // done with the tile's slot
+      }
+      return;
+    }
+    if (threadIdx.x == kLoadV) {
+      RingState<kStagesV> st_v;
+      for (int cur = next_tile(); smem.tiles.info[cur].t < num_tiles; cur = next_tile()) {
         const TileInfo& w = smem.tiles.info[cur];
         if (w.has_blocks()) {
-          if (!kQAhead) load_q(w);
           const int hk = packed_tile_kv_head(w.h, a.group, pack_shift_of<kPacks>(a));
           const int vb = a.kv_side.jagged ? 0 : w.bk * a.v_batch_mul;
           Tensor gV = local_tile(
@@ -908,9 +913,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         smem.tiles.empty[cur].arrive();  // done with the tile's slot
-        const int next = next_tile();
-        if (kQAhead && smem.tiles.info[next].has_blocks()) load_q(smem.tiles.info[next]);
-        cur = next;
       }
       return;
     }
@@ -1005,7 +1007,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       cute::is_same_v<Element, cutlass::bfloat16_t> &&
       (kAct == Activation::FastGelu || (kAct == Activation::FastGeluBf16 && !kTightRegisters));
 
-  static_assert(1 + kWarpgroups <= kTraceRoleLoadQV, "a trace slot per consumer warpgroup");
+  static_assert(1 + kWarpgroups <= kTraceRoleLoadV, "a trace slot per consumer warpgroup");
   AMKL_SM90_STAMP_INIT(a.trace, 1 + cwg, tid % 128 == 0);
   if (cwg == kWarpgroups - 1) turn_pass();  // warpgroup 0 takes the first turn
   RingState<kStagesK> st;  // K: the block whose S is issued next

@@ -5,9 +5,9 @@
 // and FwdArgs has no trace field.
 //
 // Buffer layout: uint64 words, kEventsPerRole per (CTA, role), role 0 = the producer's K
-// loading thread, 1 to 3 = consumer warpgroups 0 to 2, 4 = the producer's Q / V loading
-// thread. A word is clock64's low 40 bits | event << 40 | argument << 48 (the argument: a
-// key block index or a tile's block count, 16 bits). Zero words are unused.
+// loading thread, 1 to 3 = consumer warpgroups 0 to 2, 4 and 5 = the producer's V and Q
+// loading threads. A word is clock64's low 40 bits | event << 40 | argument << 48 (the
+// argument: a key block index or a tile's block count, 16 bits). Zero words are unused.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,8 @@ enum class TraceEvent : uint32_t {
   EpilogueEnd = 8,
   Fetched = 9,     // producer: a tile was posted to the mailbox (arg: its key blocks)
   LoadK = 10,      // K loader: K stage acquired and its TMA issued (arg: key block)
-  LoadV = 11,      // Q / V loader: V stage acquired and its TMA issued (arg: key block)
-  LoadQ = 12,      // Q / V loader: Q stage acquired and its TMA issued
+  LoadV = 11,      // V loader: V stage acquired and its TMA issued (arg: key block)
+  LoadQ = 12,      // Q loader: Q stage acquired and its TMA issued
   OScaled = 13,    // consumer: epilogue factors and LSE done (staged O: stmatrix issued too)
   OStaged = 14,    // consumer: O written into the Q stage (stmatrix) and fenced
   OStoreIssued = 15,  // consumer: the warpgroup's rows are staged, the TMA store is issued
@@ -38,8 +38,9 @@ enum class TraceEvent : uint32_t {
 };
 
 constexpr int kTraceEventsPerRole = 8192;
-constexpr int kTraceRoles = 5;  // two loading threads and up to three consumer warpgroups
-constexpr int kTraceRoleLoadQV = 4;  // the Q / V loading thread's role
+constexpr int kTraceRoles = 6;  // three loading threads and up to three consumer warpgroups
+constexpr int kTraceRoleLoadV = 4;  // the V loading thread's role (role 0: K's)
+constexpr int kTraceRoleLoadQ = 5;  // the Q loading thread's role
 
 #if defined(AMKL_SM90_TRACE)
 /// One role's stamps in this CTA; a no-op where the buffer is null or the slice is full.
