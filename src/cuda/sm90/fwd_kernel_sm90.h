@@ -786,11 +786,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Position in the sequence of tiles handed out: the tile list where there is one, else
       // the tile indices themselves.
       const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
-      // Tickets are drawn an item ahead and read only at the next item, so the atomic's round
-      // trip overlaps this item's decode and post (the draw is unconditional: past the end it
-      // only draws larger tickets; its result merged at the end of a branch made the thread
-      // wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's slots bound
-      // how far ahead of the consumers tiles are taken.
+      // This CTA's next item is gridDim.x + ticket (its first: blockIdx.x). The ticket for the
+      // item after is drawn a tile ahead and its value read only at the next tile, so the
+      // atomic's round trip overlaps this tile's decode (the atomic is unconditional: past the
+      // end it only draws larger tickets; its result merged at the end of a branch made the
+      // thread wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's
+      // slots bound how far ahead of the consumers tiles are taken.
+      int ticket = int(blockIdx.x) - int(gridDim.x);
       auto post = [&](const TileInfo& w) {
         smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
         smem.tiles.info[slot.index()] = w;
@@ -802,14 +804,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // the heavy one follows the light one in this CTA's loads and consumers. Each is
         // decoded only after the one before is posted (two decoded tiles at once spilled in
         // this thread's 40 registers).
-        // This CTA's next unit is gridDim.x + ticket (its first: blockIdx.x). (ptxas copies
-        // this loop's ticket into another register right behind the atomic, so here the
-        // thread still waits for the round trip at the draw.)
         const int num_units = int(fold_units(a.num_m_blocks, num_tiles / a.num_m_blocks));
-        int ticket = int(blockIdx.x) - int(gridDim.x);
         for (;;) {
           const int u = int(gridDim.x) + ticket;
-          ticket = draw_ticket(a.tile_counter);
+          ticket = atomicAdd(a.tile_counter, 1);
           if (u >= num_units) {
             post(decode_tile<kBlockM, kBlockN>(a, sched, num_tiles, num_tiles));  // the end
             return;
@@ -822,22 +820,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           if (!w.skip) post(w);
         }
       }
-      // The first two items are static (blockIdx.x and gridDim.x + blockIdx.x), so the first
-      // posts wait for no atomic: at the launch every CTA's first atomic meets the others' on
-      // one counter. Later items are 2 * gridDim.x + a ticket drawn an item ahead, by
-      // draw_ticket (not atomicAdd, which the compiler aggregates over the warp with a
-      // shuffle of the result right behind the atomic: the thread waited for the round trip
-      // at every draw, bench/NOTES.md step 57).
-      int item = int(blockIdx.x);
-      int pending = int(blockIdx.x) - int(gridDim.x);  // 2 * gridDim.x + pending: item two
       for (;;) {
+        const int i_cur = int(gridDim.x) + ticket;
+        ticket = atomicAdd(a.tile_counter, 1);
         const int t_cur =
-            a.tile_list ? (item < num_items ? a.tile_list[item] : num_tiles) : item;
+            a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
         const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
-        if (!(t_cur < num_tiles && w.skip)) post(w);  // no query row: nobody hears of it
+        if (t_cur < num_tiles && w.skip) continue;  // no query row: nobody hears of it
+        post(w);
         if (t_cur >= num_tiles) return;  // the end, posted
-        item = 2 * int(gridDim.x) + pending;
-        pending = draw_ticket(a.tile_counter);
       }
     }
     // Three loading threads, each taking the posted tiles from the mailbox: K's (warp 0), V's
