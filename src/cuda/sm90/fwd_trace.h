@@ -24,7 +24,7 @@ enum class TraceEvent : uint32_t {
   PvReady = 6,     // consumer: the previous P V has completed (arg: key block)
   EpilogueBegin = 7,
   EpilogueEnd = 8,
-  Fetched = 9,     // producer: a tile was posted to the mailbox (arg: its key blocks)
+  Fetched = 9,     // each loader: it took a posted tile from the mailbox (arg: its key blocks)
   LoadK = 10,      // K loader: K stage acquired and its TMA issued (arg: key block)
   LoadV = 11,      // V loader: V stage acquired and its TMA issued (arg: key block)
   LoadQ = 12,      // Q loader: Q stage acquired and its TMA issued
