@@ -8,7 +8,8 @@ and at what clock does that kernel run (the trace's cycle counts convert to time
 
 Usage (GPU machine): PYTHONPATH=<amkl python dir> python3 bench/call_profile.py \
     --cases gdpa:256:256,gdpa:2048:2048 --out FILE.json
-Cases as in bench/ab_compare.py.
+Cases as in bench/ab_compare.py; with AB_PROVIDER=sdpa_cudnn (softmax cases) the peer's call is
+profiled instead of amkl's.
 """
 import argparse
 import collections
@@ -36,7 +37,8 @@ def host_us_per_call(fn, calls=200):
 
 
 def kernel_times(fn, calls=20):
-    """Mean GPU microseconds per call of each kernel (and memset / copy) a call launches."""
+    """Mean GPU microseconds per call of each kernel (and memset / copy) a call launches, and
+    the GPU's time per call with the calls back to back (and how much of it was idle)."""
     from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -45,13 +47,26 @@ def kernel_times(fn, calls=20):
         torch.cuda.synchronize()
     total = collections.Counter()
     count = collections.Counter()
+    spans = []
     for e in prof.events():
         if e.device_type.name != "CUDA":
             continue
         total[e.name] += e.device_time
         count[e.name] += 1
-    return {name[:120]: {"us_per_call": total[name] / calls, "launches_per_call": count[name] / calls}
-            for name in sorted(total, key=lambda n: -total[n])}
+        spans.append((e.time_range.start, e.time_range.end))
+    kernels = {name[:120]: {"us_per_call": total[name] / calls,
+                            "launches_per_call": count[name] / calls}
+               for name in sorted(total, key=lambda n: -total[n])}
+    # The calls ran back to back: the GPU's time per call from the first operation's start to
+    # the last one's end, and how much of it no operation ran (launch gaps between a call's
+    # kernels and memsets, and between calls).
+    spans.sort()
+    busy, reach = 0.0, spans[0][0]
+    for start, end in spans:
+        busy += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    period = (reach - spans[0][0]) / calls
+    return kernels, {"gpu_us_per_call": period, "idle_us_per_call": period - busy / calls}
 
 
 def main():
@@ -70,11 +85,12 @@ def main():
         time.sleep(0.3)
         ms = do_bench(fn, warmup=50, rep=args.rep, return_mode="median")
         clocks = clock_summary(smi.stop())
-        kernels = kernel_times(fn)
+        kernels, timeline = kernel_times(fn)
         report[spec] = {"do_bench_us": ms * 1e3, "tflops": flops / (ms * 1e-3) / 1e12,
-                        "host_us_per_call": host, "kernels": kernels, "smi": clocks}
+                        "host_us_per_call": host, "kernels": kernels, "smi": clocks, **timeline}
         print(f"{spec}: do_bench {ms * 1e3:.1f} us ({report[spec]['tflops']:.0f} TFLOP/s), "
-              f"host {host:.1f} us/call, clocks {clocks}")
+              f"host {host:.1f} us/call, back to back {timeline['gpu_us_per_call']:.1f} us/call "
+              f"of which idle {timeline['idle_us_per_call']:.1f}, clocks {clocks}")
         for name, k in kernels.items():
             print(f"    {k['us_per_call']:9.1f} us  x{k['launches_per_call']:.0f}  {name}")
         del fn
