@@ -1,7 +1,8 @@
 // Persistent tile scheduler. A grid of G CTAs (at most one per SM) takes tiles dynamically:
-// CTA i starts with tile i, then each next tile is G + atomicAdd(counter, 1), taken by a
-// scheduler thread ahead of use (the atomic's round trip overlaps the previous tile's decode)
-// and handed, decoded, to the loads and the consumers through a smem mailbox (TileMailbox),
+// CTA i starts with tile i, then each next tile is G + a ticket (draw_ticket: an atomic
+// increment of one counter), taken by a scheduler thread ahead of use (the atomic's round trip
+// overlaps the previous tile's decode and post; the first post waits for none) and handed,
+// decoded, to the loads and the consumers through a smem mailbox (TileMailbox),
 // whose slots bound how far ahead. Dynamic assignment keeps the tail at most a few tiles long
 // when tiles differ in cost (causal masks, jagged lengths); a static stride left a 20-35%
 // imbalance (bench/NOTES.md).
@@ -22,6 +23,23 @@
 #include "common/hd.h"
 
 namespace amkl::cuda {
+
+#if defined(__CUDACC__)
+/// The next ticket from the scheduler's counter (returns the old value; the counter goes up
+/// by one). An atomic increment (wrapping only past 2^31 - 1, never reached) rather than an
+/// add: ptxas aggregates an add over the warp, one lane's atomic and a shuffle of its result
+/// right behind it, so the thread waited for the atomic's round trip there even where the
+/// ticket is read only at the next tile (bench/NOTES.md step 57). Here the wait falls at the
+/// ticket's first use.
+__device__ __forceinline__ int draw_ticket(int* counter) {
+  unsigned ticket;
+  asm volatile("atom.relaxed.gpu.global.inc.u32 %0, [%1], %2;"
+               : "=r"(ticket)
+               : "l"(counter), "r"(0x7fffffffu)
+               : "memory");
+  return int(ticket);
+}
+#endif
 
 /// Tile indices are 32-bit (the launch checks that the tile count fits): the decode's
 /// divisions stay cheap on the producer's path.

@@ -36,6 +36,7 @@
 
 #include "common/activation_math.h"
 #include "common/mask.h"
+#include "cuda/common/dependent_launch.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_args.h"
 #include "cuda/sm90/fwd_config_sm90.h"
@@ -783,16 +784,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegs>();
     RingState<Mailbox::kNumSlots> slot;
     if (threadIdx.x == 32) {
+      // The kernel is a dependent launch (dependent_launch.h): the counter (and the list) come
+      // from the set-up kernels still running when it starts. This thread alone reads them,
+      // after wait_for_prerequisite_grids: first thing where there is a list, else at the
+      // first draw, the first tile posted before it (and before it returns, whatever the path,
+      // so that the kernel never completes ahead of the kernels it depends on).
+      if (a.tile_list) wait_for_prerequisite_grids();
       // Position in the sequence of tiles handed out: the tile list where there is one, else
       // the tile indices themselves.
       const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
-      // This CTA's next item is gridDim.x + ticket (its first: blockIdx.x). The ticket for the
-      // item after is drawn a tile ahead and its value read only at the next tile, so the
-      // atomic's round trip overlaps this tile's decode (the atomic is unconditional: past the
-      // end it only draws larger tickets; its result merged at the end of a branch made the
-      // thread wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's
-      // slots bound how far ahead of the consumers tiles are taken.
-      int ticket = int(blockIdx.x) - int(gridDim.x);
+      // Tickets are drawn an item ahead and read only at the next item, so the atomic's round
+      // trip overlaps this item's decode and post (the draw is unconditional: past the end it
+      // only draws larger tickets; its result merged at the end of a branch made the thread
+      // wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's slots bound
+      // how far ahead of the consumers tiles are taken.
       auto post = [&](const TileInfo& w) {
         smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
         smem.tiles.info[slot.index()] = w;
@@ -804,10 +809,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // the heavy one follows the light one in this CTA's loads and consumers. Each is
         // decoded only after the one before is posted (two decoded tiles at once spilled in
         // this thread's 40 registers).
+        // This CTA's next unit is gridDim.x + ticket (its first: blockIdx.x). (ptxas copies
+        // this loop's ticket into another register right behind the atomic, so here the
+        // thread still waits for the round trip at the draw.)
         const int num_units = int(fold_units(a.num_m_blocks, num_tiles / a.num_m_blocks));
+        int ticket = int(blockIdx.x) - int(gridDim.x);
+        wait_for_prerequisite_grids();
         for (;;) {
           const int u = int(gridDim.x) + ticket;
-          ticket = atomicAdd(a.tile_counter, 1);
+          ticket = draw_ticket(a.tile_counter);
           if (u >= num_units) {
             post(decode_tile<kBlockM, kBlockN>(a, sched, num_tiles, num_tiles));  // the end
             return;
@@ -820,15 +830,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           if (!w.skip) post(w);
         }
       }
+      // This CTA's first item is blockIdx.x, each later one gridDim.x + a ticket. The first
+      // item is posted before the first draw: at the launch every CTA's first atomic meets
+      // the others' on one counter. The second item's ticket is drawn right after that post
+      // (its round trip waited for there), every later one an item ahead, by draw_ticket (not
+      // atomicAdd, which the compiler aggregates over the warp with a shuffle of the result
+      // right behind the atomic: the thread waited for the round trip at every draw,
+      // bench/NOTES.md step 57). A ticket left unread at the end is past the end too.
+      int item = int(blockIdx.x);
+      int pending = -1;  // the ticket of the item after next; -1: not drawn yet
       for (;;) {
-        const int i_cur = int(gridDim.x) + ticket;
-        ticket = atomicAdd(a.tile_counter, 1);
         const int t_cur =
-            a.tile_list ? (i_cur < num_items ? a.tile_list[i_cur] : num_tiles) : i_cur;
+            a.tile_list ? (item < num_items ? a.tile_list[item] : num_tiles) : item;
         const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
-        if (t_cur < num_tiles && w.skip) continue;  // no query row: nobody hears of it
-        post(w);
-        if (t_cur >= num_tiles) return;  // the end, posted
+        if (!(t_cur < num_tiles && w.skip)) post(w);  // no query row: nobody hears of it
+        if (t_cur >= num_tiles) {  // the end, posted
+          wait_for_prerequisite_grids();
+          return;
+        }
+        if (pending < 0) {
+          wait_for_prerequisite_grids();
+          pending = draw_ticket(a.tile_counter);
+        }
+        item = int(gridDim.x) + pending;
+        pending = draw_ticket(a.tile_counter);
       }
     }
     // Three loading threads, each taking the posted tiles from the mailbox: K's (warp 0), V's

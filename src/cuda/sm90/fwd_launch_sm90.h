@@ -12,6 +12,7 @@
 #include "amkl/error.h"
 #include "common/activation_dispatch.h"
 #include "cuda/common/cuda_check.h"
+#include "cuda/common/dependent_launch.h"
 #include "cuda/common/device_info.h"
 #include "cuda/common/workspace_pool.h"
 #include "cuda/sm90/fwd_fold.h"
@@ -216,26 +217,30 @@ void launch_fwd_act(const detail::AttentionParams& p, int max_len_q) {
   const int64_t ws_ints = use_list ? TileListWorkspace::ints(tiles) : 1;
   ws.base = static_cast<int*>(workspace_alloc(ws_ints * sizeof(int), p.device.index, stream));
   a.tile_counter = ws.counter();
-  cudaError_t launch = cudaMemsetAsync(
-      ws.base, 0, (use_list ? TileListWorkspace::kHeaderInts : 1) * sizeof(int), stream);
+  // The set-up kernels and the attention kernel form a chain of dependent launches
+  // (dependent_launch.h): each starts while the one before runs, instead of a launch gap after
+  // each (a memset cannot start its successor early). The attention kernel's CTAs run their
+  // first tiles while the counter is zeroed; only the scheduler thread waits, before its first
+  // ticket (before anything, where it reads the list).
+  cudaError_t launch = zero_ints_before_dependent(
+      ws.base, use_list ? TileListWorkspace::kHeaderInts : 1, stream);
   if (launch == cudaSuccess && use_list) {
     const int n = int(tiles);
     const int64_t threads = TileListWorkspace::kThreads;  // block counts in 64 bits: n < 2^31
     const int cost_blocks = int(std::min<int64_t>((tiles + threads - 1) / threads, 4 * int64_t(sms)));
-    tile_list_costs<Cfg::kBlockM, Cfg::kBlockN><<<cost_blocks, int(threads), 0, stream>>>(a, n, ws);
-    launch = cudaGetLastError();
+    launch = launch_dependent(tile_list_costs<Cfg::kBlockM, Cfg::kBlockN>, dim3(cost_blocks),
+                              dim3(unsigned(threads)), 0, stream, a, n, ws);
     if (launch == cudaSuccess) {
       const int scatter_blocks = int((tiles + TileListWorkspace::kScatterTiles - 1) /
                                      TileListWorkspace::kScatterTiles);
-      tile_list_scatter<<<scatter_blocks, int(threads), 0, stream>>>(n, ws);
-      launch = cudaGetLastError();
+      launch = launch_dependent(tile_list_scatter, dim3(scatter_blocks), dim3(unsigned(threads)),
+                                0, stream, n, ws);
     }
     a.tile_list = ws.list(tiles);
     a.tile_list_len = ws.length();
   }
   if (launch == cudaSuccess) {
-    kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(params);
-    launch = cudaGetLastError();
+    launch = launch_dependent(kernel, grid, dim3(Cfg::kThreads), Cfg::kSmemBytes, stream, params);
     if (launch == cudaSuccess && a.fold) ++fold_launches();
   }
   AMKL_CUDA_CHECK(cudaFreeAsync(ws.base, stream));

@@ -1,6 +1,7 @@
 // The heavy-first tile list of the Hopper forward for variable-length batches (specs/gdpa.md
 // 5.3), built on the device in two small kernels so that the whole call stays inside one
-// stream (CUDA-graph capturable, no host sync):
+// stream (CUDA-graph capturable, no host sync), each launched as a dependent of the one before
+// (dependent_launch.h: it starts early and waits where it reads its predecessor's writes):
 //   tile_list_costs:   each tile's cost (the key blocks its mask lets it see) as a bucket, a
 //                      histogram of the buckets; the last block to finish turns the histogram
 //                      into bucket offsets (heaviest bucket first) and writes the list length.
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 
+#include "cuda/common/dependent_launch.h"
 #include "cuda/common/tile_scheduler.h"
 #include "cuda/sm90/fwd_args.h"
 #include "cuda/sm90/fwd_tile.h"
@@ -52,6 +54,7 @@ __global__ void __launch_bounds__(TileListWorkspace::kThreads)
   constexpr int kB = TileListWorkspace::kBuckets;
   __shared__ int hist[kB];
   __shared__ bool last;
+  allow_dependent_launch();  // tile_list_scatter may start; it waits for this kernel
   for (int b = threadIdx.x; b < kB; b += blockDim.x) hist[b] = 0;
   __syncthreads();
   const TileScheduler sched = tile_scheduler(a);
@@ -64,6 +67,7 @@ __global__ void __launch_bounds__(TileListWorkspace::kThreads)
     if (b >= 0) atomicAdd(&hist[b], 1);
   }
   __syncthreads();
+  wait_for_prerequisite_grids();  // the header zeroed (zero_ints_before_dependent)
   for (int b = threadIdx.x; b < kB; b += blockDim.x) {
     if (hist[b] != 0) atomicAdd(&ws.offsets()[b], hist[b]);
   }
@@ -103,7 +107,9 @@ static __global__ void __launch_bounds__(TileListWorkspace::kThreads)
   constexpr int kB = TileListWorkspace::kBuckets;
   constexpr int kPer = TileListWorkspace::kScatterTiles / TileListWorkspace::kThreads;
   __shared__ int count[kB];
+  allow_dependent_launch();  // the attention kernel may start; it waits for this kernel
   for (int b = threadIdx.x; b < kB; b += blockDim.x) count[b] = 0;
+  wait_for_prerequisite_grids();  // tile_list_costs's buckets and offsets
   __syncthreads();
   const int* buckets = ws.buckets();
   const int64_t first = int64_t(blockIdx.x) * TileListWorkspace::kScatterTiles;
