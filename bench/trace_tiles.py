@@ -5,7 +5,8 @@ interval between two consecutive stamps of a role (the producer thread, consumer
 0, 1 and, in kernels with three, 2) is named by its two events, e.g. "IssueEnd->SReady"
 (waiting for S) or "SReady->ActDone" (the score policy), and summed over all CTAs. The table
 shows each interval's share of the role's time and its mean length in cycles; the plot shows a
-few CTAs' timelines. The stamps cost a little (a store each, some spills): compare phases with
+few CTAs' timelines, and the CTAs' spans say how much of the kernel they idle waiting for the
+last one (the tail). The stamps cost a little (a store each, some spills): compare phases with
 each other, not the traced time with an untraced run.
 
 Usage (GPU machine, repository root):
@@ -160,6 +161,20 @@ def next_q_timing(streams, role):
     return out
 
 
+def cta_spans(streams, role="consumer0"):
+    """{"mean", "max", "min", "idle_share"} of each CTA's span (its role's first stamp to its
+    last, in cycles of its own SM's clock): idle_share = the mean of (max - span) / max, the
+    share of the kernel the CTAs spend done and waiting for the last one (the tail). The
+    CTAs' start skew is not in it (each span starts at the CTA's own first stamp)."""
+    spans = [(ev[-1][0] - ev[0][0]) & CLOCK_MASK
+             for (cta, r), ev in streams.items() if r == role and len(ev) > 1]
+    if not spans:
+        return {}
+    top = max(spans)
+    return {"mean": sum(spans) / len(spans), "max": top, "min": min(spans),
+            "idle_share": sum(top - s for s in spans) / len(spans) / max(top, 1)}
+
+
 def plot(streams, roles, ctas, path, window):
     import matplotlib
     matplotlib.use("Agg")
@@ -250,6 +265,12 @@ def main():
         for r in rows:
             print(f"    {r['interval']:28s} {100 * r['share']:5.1f}%  mean {r['mean_cycles']:8.0f}"
                   f"  x{r['count']}")
+    spans = cta_spans(streams)
+    if spans:
+        report["cta_spans"] = spans
+        print(f"  CTA spans (consumer0): mean {spans['mean']:.0f}, max {spans['max']}, min "
+              f"{spans['min']} cycles; idle waiting for the last CTA "
+              f"{100 * spans['idle_share']:.2f}%")
     if args.by_length:
         report["by_tile_length"] = {}
         for role in (r for r in roles if r in CONSUMERS):

@@ -135,3 +135,18 @@ def test_next_q_timing_reads_the_q_loaders_stamps():
     assert streams[(0, "loader_q")] == loads_q
     timing = trace_tiles.next_q_timing(streams, "consumer0")
     assert timing == {1: {"tiles": 1, "s_ready_to_load": 300, "load_to_last_issue": 600}}
+
+
+def test_cta_spans_measure_the_tail_each_cta_from_its_own_first_stamp():
+    # Three CTAs whose clocks differ (each span starts at the CTA's own first stamp): spans of
+    # 1000, 800 and 600 cycles, so they idle 0, 200 and 400 of the longest 1000 (20% on average).
+    streams = trace_tiles.decode(buffer(3, {
+        (0, 1): [(5000, "TileStart", 1), (6000, "TileStart", 0)],
+        (1, 1): [(100, "TileStart", 1), (900, "TileStart", 0)],
+        (2, 1): [(7, "TileStart", 1), (607, "TileStart", 0)],
+    }), 3)
+    spans = trace_tiles.cta_spans(streams)
+    assert spans["max"] == 1000 and spans["min"] == 600
+    assert spans["mean"] == 800
+    assert abs(spans["idle_share"] - 0.2) < 1e-12
+    assert trace_tiles.cta_spans(streams, "consumer1") == {}  # no stamps: no spans
