@@ -1,11 +1,10 @@
 // Persistent tile scheduler. A grid of G CTAs (at most one per SM) takes tiles dynamically:
 // CTA i starts with tile i, then each next tile is G + a ticket (draw_ticket: an atomic
-// increment of one counter), taken by a scheduler thread ahead of use (the atomic's round trip
-// overlaps the previous tile's decode and post; the first post waits for none) and handed,
-// decoded, to the loads and the consumers through a smem mailbox (TileMailbox),
-// whose slots bound how far ahead. Dynamic assignment keeps the tail at most a few tiles long
-// when tiles differ in cost (causal masks, jagged lengths); a static stride left a 20-35%
-// imbalance (bench/NOTES.md).
+// increment of one counter), drawn by a scheduler thread once the smem mailbox (TileMailbox)
+// that hands the decoded tiles to the loads and the consumers has a free slot for it, so the
+// slots bound how many tiles a CTA holds ahead. Dynamic assignment keeps the tail at most a
+// few tiles long when tiles differ in cost (causal masks, jagged lengths); a static stride
+// left a 20-35% imbalance (bench/NOTES.md).
 //
 // Tile order: tile t is query block m of head h of query sequence b with m fastest (CTAs
 // running side by side share K/V in L2), then heads (the query heads of one KV head are

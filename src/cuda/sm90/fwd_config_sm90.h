@@ -167,8 +167,12 @@ struct FwdConfig {
                                       SmemLayoutOBox{}, Shape<_64, _64>{}, _1{}));
 
   // Decoded tiles the scheduler thread has posted and the loads or the consumers still use
-  // (it runs at most one tile ahead of the loads: the kernel's release_ahead).
-  static constexpr int kMailboxSlots = 4;
+  // (it runs at most one tile ahead of the loads: the kernel's release_ahead). A tile is
+  // claimed only once its slot is free, so a CTA holds at most kMailboxSlots - 1 tiles beyond
+  // its consumers' one. With 2 slots the claim's round trip and the tile list's decode made
+  // the next tile's Q late (GDPA L256 -5.9%, cross KV256 Lq2048 -4.7%) and the causal L512
+  // tail gained less than with 3 (+0.8% against +3.7..+5.2%; bench/NOTES.md step 59).
+  static constexpr int kMailboxSlots = 3;
   struct SharedStorage {
     cute::array_aligned<Element, cosize_v<SmemLayoutQ>, 1024> q;
     cute::array_aligned<Element, cosize_v<SmemLayoutK>, 1024> k;

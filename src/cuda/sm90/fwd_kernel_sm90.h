@@ -793,33 +793,41 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Position in the sequence of tiles handed out: the tile list where there is one, else
       // the tile indices themselves.
       const int num_items = a.tile_list ? *a.tile_list_len : num_tiles;
-      // Tickets are drawn an item ahead and read only at the next item, so the atomic's round
-      // trip overlaps this item's decode and post (the draw is unconditional: past the end it
-      // only draws larger tickets; its result merged at the end of a branch made the thread
-      // wait for the round trip on the spot, bench/NOTES.md step 9). The mailbox's slots bound
-      // how far ahead of the consumers tiles are taken.
       auto post = [&](const TileInfo& w) {
         smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);
         smem.tiles.info[slot.index()] = w;
         smem.tiles.full[slot.index()].arrive();
         slot.advance();
       };
+      // The n-th item this CTA takes: its first is blockIdx.x, each later one gridDim.x + a
+      // ticket, claimed only once the mailbox has a free slot for it (for a folded unit, for
+      // its first tile): the thread waits for the slot, then draws the ticket (waiting for the
+      // atomic's round trip), then decodes and posts. A CTA so holds at most kMailboxSlots - 1
+      // tiles beyond the one its consumers run, and the call's last tiles go to the CTAs that
+      // come free first. (Drawn an item ahead of the post, as until step 59, tickets had a CTA
+      // claim 3-5 one- or two-block tiles beyond its consumers', and at causal (32,16,512) the
+      // CTAs idled 5.3% of the kernel waiting for the last; claimed here, 2.7%: +3.7..+5.2%
+      // there, +7% at (16,16,512), +15% at unmasked (8,16,512) (3.9 tiles per CTA; now each
+      // CTA runs 3 or 4), causal (8,16,2048) -1..-2%, the rest level; bench/NOTES.md steps
+      // 59-60.) The first item is posted before the first draw: at the launch every CTA's
+      // first atomic would meet the others' on one counter.
+      auto claim = [&](int n) {
+        smem.tiles.empty[slot.index()].wait(slot.phase() ^ 1u);  // post's wait, done first
+        if (n == 0) return int(blockIdx.x);
+        if (n == 1 && !a.tile_list) wait_for_prerequisite_grids();
+        return int(gridDim.x) + draw_ticket(a.tile_counter);
+      };
       if (kFold && a.fold) {
         // Items are folded units: the light tile, then the heavy one, posted back to back, so
         // the heavy one follows the light one in this CTA's loads and consumers. Each is
         // decoded only after the one before is posted (two decoded tiles at once spilled in
         // this thread's 40 registers).
-        // This CTA's next unit is gridDim.x + ticket (its first: blockIdx.x). (ptxas copies
-        // this loop's ticket into another register right behind the atomic, so here the
-        // thread still waits for the round trip at the draw.)
         const int num_units = int(fold_units(a.num_m_blocks, num_tiles / a.num_m_blocks));
-        int ticket = int(blockIdx.x) - int(gridDim.x);
-        wait_for_prerequisite_grids();
-        for (;;) {
-          const int u = int(gridDim.x) + ticket;
-          ticket = draw_ticket(a.tile_counter);
+        for (int n = 0;; ++n) {
+          const int u = claim(n);
           if (u >= num_units) {
             post(decode_tile<kBlockM, kBlockN>(a, sched, num_tiles, num_tiles));  // the end
+            wait_for_prerequisite_grids();
             return;
           }
           const FoldUnit fu = fold_unit(u, a.num_m_blocks);
@@ -830,16 +838,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           if (!w.skip) post(w);
         }
       }
-      // This CTA's first item is blockIdx.x, each later one gridDim.x + a ticket. The first
-      // item is posted before the first draw: at the launch every CTA's first atomic meets
-      // the others' on one counter. The second item's ticket is drawn right after that post
-      // (its round trip waited for there), every later one an item ahead, by draw_ticket (not
-      // atomicAdd, which the compiler aggregates over the warp with a shuffle of the result
-      // right behind the atomic: the thread waited for the round trip at every draw,
-      // bench/NOTES.md step 57). A ticket left unread at the end is past the end too.
-      int item = int(blockIdx.x);
-      int pending = -1;  // the ticket of the item after next; -1: not drawn yet
-      for (;;) {
+      for (int n = 0;; ++n) {
+        const int item = claim(n);
         const int t_cur =
             a.tile_list ? (item < num_items ? a.tile_list[item] : num_tiles) : item;
         const TileInfo w = decode_tile<kBlockM, kBlockN>(a, sched, t_cur, num_tiles);
@@ -848,12 +848,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           wait_for_prerequisite_grids();
           return;
         }
-        if (pending < 0) {
-          wait_for_prerequisite_grids();
-          pending = draw_ticket(a.tile_counter);
-        }
-        item = int(gridDim.x) + pending;
-        pending = draw_ticket(a.tile_counter);
       }
     }
     // Three loading threads, each taking the posted tiles from the mailbox: K's (warp 0), V's
