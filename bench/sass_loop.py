@@ -280,6 +280,11 @@ def main():
            "-diag-suppress", "3357,177,550", *args.flag, *(["-lineinfo"] if args.lines else []),
            "-c", cu, "-o", obj]
     build = run(cmd)
+    # ptxas's own warnings first: a serialized WGMMA pipeline (C7510, C7515, ...) is only
+    # said there, and it costs more than any count below shows.
+    for line in build.stderr.splitlines():
+        if "warning" in line.lower():
+            print(line)
     sp = spills(build.stderr)
     print(f"{args.elem} d={args.d} wg={args.wg} {args.act}: stack / spill stores / loads "
           f"{sp[0]} / {sp[1]} / {sp[2]} B" if sp else "no ptxas summary found")
