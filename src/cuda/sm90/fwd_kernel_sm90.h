@@ -61,18 +61,20 @@ struct FwdParams {
   TmaDescriptor tma_q_packed;
 };
 
-/// Issues one WGMMA batch C = A * B (zero_init) or C += A * B over all k-blocks of A and B (not
-/// waited for). Zeroing through the WGMMA's scale-d rather than with register moves keeps
-/// ptxas from serializing the pipeline (no plain instruction defines an accumulator while
-/// another batch is in flight).
-template <class TiledMma, class TA, class TB, class TC>
+/// Issues one WGMMA batch C = A * B (zero_init) or C += A * B over the first kSteps k-blocks of
+/// A and B (all of them where kSteps is 0; not waited for). Zeroing through the WGMMA's scale-d
+/// rather than with register moves keeps ptxas from serializing the pipeline (no plain
+/// instruction defines an accumulator while another batch is in flight).
+template <int kSteps = 0, class TiledMma, class TA, class TB, class TC>
 __device__ __forceinline__ void wgmma_issue(TiledMma& mma, TA const& a, TB const& b, TC& c,
                                             bool zero_init) {
+  constexpr int kAll = int(decltype(size<2>(a))::value);
+  static_assert(kSteps >= 0 && kSteps <= kAll, "kSteps: at most A's k-blocks");
   warpgroup_fence_operand(c);
   warpgroup_arrive();
   mma.accumulate_ = zero_init ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
   CUTE_UNROLL
-  for (int k = 0; k < size<2>(a); ++k) {
+  for (int k = 0; k < (kSteps > 0 ? kSteps : kAll); ++k) {
     cute::gemm(mma, a(_, _, k), b(_, _, k), c);
     mma.accumulate_ = GMMA::ScaleOut::One;
   }
@@ -751,6 +753,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // The folded causal order (fwd_fold.h): only the scheduler thread's order changes, in the
   // plain kernels with two consumer warpgroups (where runs_fold lets a call fold).
   constexpr bool kFold = kPlain && Cfg::kConsumerWarpgroups == 2;
+  // A warpgroup whose rows all see no key in the second half of the tile's last block (the
+  // first warpgroup on a causal diagonal; a window's right edge; keys that end in a block's
+  // first half) issues that block's P V over its first half only: P is exactly 0 over the
+  // rest (masked). At the end of the tile only, where that P V is issued in one place: half
+  // blocks at every issue site cost the unmasked rows 3-5% (a second issue path in the
+  // steady loop), here +0.1..+0.6% on the short causal rows in five A/Bs and the rest level
+  // (bench/NOTES.md steps 23, 61-62, 64). Not with three warpgroups, whose spills it adds to.
+  constexpr bool kHalfLastPv = kBlockN == 128 && !kTightRegisters;
   using SharedStorage = typename Cfg::SharedStorage;
   using BM = typename Cfg::BM;
   using BN = typename Cfg::BN;
@@ -1162,6 +1172,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Warp-uniform, and broadcast so that ptxas sees it: the mask branch stays uniform.
       const int full_lo = __shfl_sync(0xffffffffu, w.full_lo, 0);
       const int full_hi = __shfl_sync(0xffffffffu, w.full_hi, 0);
+      // The last block's P V over its first half only (kHalfLastPv): where the warpgroup's
+      // last row (the one with the highest key bound) sees no key past the block's middle.
+      bool half_last_pv = false;
+      if constexpr (kHalfLastPv) {
+        const int dr_last = (64 * cwg + 63) >> pack_shift_of<kPacks>(a);
+        half_last_pv = __shfl_sync(0xffffffffu,
+                                   int(row_key_bound(w.row0_end, dr_last, w.len_k) <=
+                                       (n_max - 1) * kBlockN + kBlockN / 2),
+                                   0) != 0;
+      }
       float factor[2];
       if (!s_issued) {  // block n_min: S only
         smem.ring_q.consumer_wait(st_q);
@@ -1256,7 +1276,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       AMKL_SM90_STAMP(IssueBegin, n_max);
       smem.ring_v.consumer_wait(st_v_of());
       warpgroup_fence_operand(tOrP);
-      wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
+      if (kHalfLastPv && half_last_pv) {  // the first half of the kBlockN / 16 k-steps
+        wgmma_issue<kBlockN / 32>(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO,
+                                  first_pv);
+      } else {
+        wgmma_issue(mma_pv, tOrP, tOrV(_, _, _, st_v_of().index()), tOrO, first_pv);
+      }
       first_pv = false;
       if (s_issued) smem.ring_k.consumer_wait(st);
       AMKL_SM90_STAMP(KReady, s_issued);
