@@ -12,7 +12,7 @@
 # -DAMKL_SM90_MEASURE_BF16_D128_ONLY=ON, ~100 s each on 2 cores; the whole package with
 # AB_FULL=1, ~350 s), stripped. AB_TESTS=NAME,NAME: also OUT/amkl_tests_NAME.xz, that
 # variant's stripped test binary for `scripts/gpu-check --tests` (~8 min each on 2 cores).
-# On the GPU machine: for t in OUT/pk_*.tar.xz; do tar -C /tmp/pk -xJf $t; done, then
+# On the GPU machine: bench/carry.sh unpack OUT, then
 # python3 bench/ab_compare.py --variant NAME=/tmp/pk/NAME ...
 set -euo pipefail
 [ $# -ge 2 ] || { sed -n 2,17p "$0"; exit 2; }
