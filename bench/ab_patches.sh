@@ -22,7 +22,11 @@ shift
 cutlass=${AMKL_CUTLASS_INCLUDE_DIR:-$root/.carry/cutlass/include}
 [ -d "$cutlass/cute" ] || { echo "ab_patches: no CUTLASS headers at $cutlass (AMKL_CUTLASS_INCLUDE_DIR)"; exit 1; }
 export AMKL_CUTLASS_INCLUDE_DIR=$cutlass
+# The packages build against the venv's torch (the GPU machine's version, scripts/setup).
+[ -x "$root/.venv/bin/python3" ] && export PATH="$root/.venv/bin:$PATH"
+python3 -c 'import torch' 2>/dev/null || { echo "ab_patches: python3 has no torch; run scripts/setup"; exit 1; }
 tests=",${AB_TESTS:-},"
+names=","
 # Check every variant before building any: a typo should not cost the builds before it.
 for spec in "$@"; do
   name=${spec%%=*} patches=${spec#*=}
@@ -31,6 +35,10 @@ for spec in "$@"; do
   for p in ${patches//+/ }; do
     [ -f "$root/bench/patches/$p.patch" ] || { echo "ab_patches: no bench/patches/$p.patch"; exit 2; }
   done
+  names="$names$name,"
+done
+for t in $(echo "${AB_TESTS:-}" | tr , " "); do
+  [[ "$names" == *",$t,"* ]] || { echo "ab_patches: AB_TESTS names $t, which is not a variant"; exit 2; }
 done
 start=$(date +%s)
 for spec in "$@"; do
