@@ -18,7 +18,7 @@
 set -euo pipefail
 dry=0
 [ "${1:-}" = --dry-run ] && { dry=1; shift; }
-[ $# -ge 2 ] || { sed -n 2,18p "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,/^set -/{/^#/p}' "$0"; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 shift

@@ -37,11 +37,14 @@ case "${1:-}" in
     mkdir -p /tmp/pk
     for dir in "$@"; do
       for t in "$dir"/pk_*.tar.xz; do
-        [ -f "$t" ] && tar -C /tmp/pk -xJf "$t" && echo "carry.sh: /tmp/pk/$(basename "$t" .tar.xz | cut -c4-)"
+        [ -f "$t" ] || continue
+        tar -C /tmp/pk -xJf "$t"
+        echo "carry.sh: /tmp/pk/$(basename "$t" .tar.xz | cut -c4-)"
       done
       for t in "$dir"/amkl_tests_*.xz; do
         [ -f "$t" ] || continue
-        xz -dc "$t" > "/tmp/$(basename "$t" .xz)" && chmod +x "/tmp/$(basename "$t" .xz)"
+        xz -dc "$t" > "/tmp/$(basename "$t" .xz)"
+        chmod +x "/tmp/$(basename "$t" .xz)"
         echo "carry.sh: /tmp/$(basename "$t" .xz)"
       done
     done
@@ -51,7 +54,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    sed -n 2,14p "${BASH_SOURCE[0]}"
+    sed -n '2,/^set -/{/^#/p}' "${BASH_SOURCE[0]}"
     exit 2
     ;;
 esac
