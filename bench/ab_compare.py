@@ -27,6 +27,8 @@ Usage: python3 bench/ab_compare.py --variant base=DIR_A --variant new=DIR_B
        a build specialised for one activation runs only that activation's case)
        [--variant-env NAME=VAR=VALUE ...]   (an environment variable for that variant's
        processes, e.g. one build as two variants: AMKL_SM90_CONSUMER_WARPGROUPS=2 and =3)
+       [--worker-timeout 300]   (a variant whose worker fails or takes longer for a round's
+       cases is dropped from the rounds after, and the others go on; exit status 1)
 A variant NAME=@sdpa_cudnn is the peer instead of a build: PyTorch SDPA on its cuDNN backend,
 for softmax cases only (with [B, H, L, d] views of the same inputs, as bench/attention_fwd.py
 calls it), so that a kernel change and its ratio to cuDNN come out of one run. NAME=@fa3 is
@@ -268,6 +270,10 @@ def main():
                     help="NAME=VAR=VALUE: set VAR for this variant's processes")
     ap.add_argument("--variant-cases", action="append", default=[],
                     help="NAME=CASE+CASE: the cases (of --cases) this variant runs")
+    ap.add_argument("--worker-timeout", type=int, default=300,
+                    help="seconds one variant's worker may take for its cases of a round; one "
+                         "that takes longer (a hung kernel) or fails is dropped from the "
+                         "remaining rounds, and the others go on")
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--check", action="store_true", help=argparse.SUPPRESS)  # worker: CPU check
     args = ap.parse_args()
@@ -300,25 +306,38 @@ def main():
     header = {"unit": "TFLOP/s (do_bench median, L2 flushed)", "variants": dict(variants),
               "variant_env": extra_env, "rep_ms": args.rep, "sustain_ms": args.sustain_ms,
               "oracle_tol": ORACLE_TOL, "gpu": gpu_name() if args.out else None}
+    # Variants whose worker failed or hung, with why: dropped from the rounds after, so that
+    # one broken build does not cost the others' measurements (a device call is scarce).
+    dropped = {}
+    header["dropped"] = dropped
     for r in range(args.rounds):
         # Each round rotates the variants' order and the cases' order: a worker's first case
         # and the variant that runs first in a round come after an idle moment and run at a
         # higher clock (bench/NOTES.md steps 15-16), so no variant or case keeps that place.
         for name, pydir in rotated(variants, r):
+            if name in dropped:
+                continue
             if pydir.startswith("@"):  # a peer: no amkl package of its own
                 env = dict(os.environ, AB_PROVIDER=pydir[1:], **extra_env[name])
             else:
                 env = dict(os.environ, PYTHONPATH=os.path.abspath(pydir), **extra_env[name])
-            res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
-                                  "--cases", ",".join(rotated(runs[name], r)),
-                                  "--rep", str(args.rep),
-                                  "--sustain-ms", str(args.sustain_ms)] +
-                                 (["--check"] if r == 0 else []),
-                                 env=env, capture_output=True, text=True)
+            try:
+                res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
+                                      "--cases", ",".join(rotated(runs[name], r)),
+                                      "--rep", str(args.rep),
+                                      "--sustain-ms", str(args.sustain_ms)] +
+                                     (["--check"] if r == 0 else []),
+                                     env=env, capture_output=True, text=True,
+                                     timeout=args.worker_timeout)
+            except subprocess.TimeoutExpired:
+                dropped[name] = f"round {r + 1}: no result within {args.worker_timeout} s"
+                print(f"{name}: DROPPED, {dropped[name]}", flush=True)
+                continue
             line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
             if res.returncode != 0 or not line:
-                print(f"{name}: failed\n{res.stderr[-2000:]}")
-                return 1
+                dropped[name] = f"round {r + 1}: worker failed (exit {res.returncode})"
+                print(f"{name}: DROPPED, {dropped[name]}\n{res.stderr[-2000:]}", flush=True)
+                continue
             result = json.loads(line[0][7:])
             for c, tf in result.items():
                 samples[name][c].append(tf)
@@ -338,15 +357,17 @@ def main():
                     json.dump(dict(header, partial=True, samples=samples, clocks=clocks,
                                    oracle_error=errors), fh, indent=1)
     names = [n for n, _ in variants]
-    medians = {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
-                   if c in samples[n]} for c in cases}
+    medians = medians_over_rounds(samples, names, cases)
     # ratio: the last variant that ran the case against the first
     print(f"{'case':28s} " + " ".join(f"{n:>9s}" for n in names) + "   last/first")
     for c in cases:
         m = medians[c]
         ran = [n for n in names if n in m]
+        ratio = f"   {m[ran[-1]] / m[ran[0]]:.3f}" if ran else ""
         print(f"{c:28s} " + " ".join(f"{m[n]:9.1f}" if n in m else f"{'-':>9s}" for n in names) +
-              f"   {m[ran[-1]] / m[ran[0]]:.3f}")
+              ratio)
+    for name, why in dropped.items():
+        print(f"DROPPED {name} ({why}): its medians, if any, are over the rounds before")
     report_oracle_errors(errors)
     mhz = {c: {n: median_of(clocks[n].get(c, []), "sm_mhz_median") for n in names}
            for c in cases}
@@ -370,7 +391,14 @@ def main():
             json.dump(dict(header, clocks=clocks, samples=samples, medians=medians,
                            oracle_error=errors), fh, indent=1)
         plot(medians, names, os.path.splitext(args.out)[0] + ".png")
-    return 0
+    return 1 if dropped else 0
+
+
+def medians_over_rounds(samples, names, cases):
+    """{case: {variant: median over its rounds}}, for the variants with a sample of the case
+    (one dropped in round 1, or not running the case, has none)."""
+    return {c: {n: sorted(samples[n][c])[len(samples[n][c]) // 2] for n in names
+                if samples[n].get(c)} for c in cases}
 
 
 def oracle_mismatches(errors):

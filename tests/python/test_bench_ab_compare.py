@@ -1,6 +1,9 @@
-"""bench/ab_compare.py's round order, case shapes and CPU check (no GPU: workers not run)."""
+"""bench/ab_compare.py's round order, case shapes, CPU check and the handling of failed
+workers (no GPU: workers not run, or faked)."""
 
+import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -103,3 +106,47 @@ def test_gflop_per_joule():
     assert ab_compare.gflop_per_joule(600.0, 700.0) == pytest.approx(857.142857)
     assert ab_compare.gflop_per_joule(None, 700.0) is None
     assert ab_compare.gflop_per_joule(600.0, None) is None
+
+
+def test_a_failed_or_hung_variant_is_dropped_and_the_others_go_on(monkeypatch, tmp_path, capsys):
+    # The workers are faked: "hung" times out, "broken" exits 1, "good" returns its cases.
+    calls = []
+    real_run = subprocess.run
+
+    def fake_run(cmd, **kw):
+        if cmd[0] == "nvidia-smi":
+            return subprocess.CompletedProcess(cmd, 0, "a GPU\n", "")
+        if "--worker" not in cmd:  # anyone else's (matplotlib's font cache, say)
+            return real_run(cmd, **kw)
+        name = os.path.basename(kw["env"]["PYTHONPATH"])
+        calls.append(name)
+        if name == "hung":
+            raise subprocess.TimeoutExpired(cmd, kw["timeout"])
+        if name == "broken":
+            return subprocess.CompletedProcess(cmd, 1, "", "illegal memory access")
+        cases = cmd[cmd.index("--cases") + 1].split(",")
+        out = ("RESULT " + json.dumps({c: 100.0 + len(calls) for c in cases}) +
+               "\nCLOCKS {}\nERRORS {}\n")
+        return subprocess.CompletedProcess(cmd, 0, out, "")
+
+    monkeypatch.setattr(ab_compare.subprocess, "run", fake_run)
+    out_json = tmp_path / "ab.json"
+    monkeypatch.setattr(sys, "argv", [
+        "ab_compare.py", "--variant", f"good={tmp_path}/good", "--variant",
+        f"hung={tmp_path}/hung", "--variant", f"broken={tmp_path}/broken", "--rounds", "3",
+        "--cases", "softmax:1:2:128,softmax:1:2:256", "--worker-timeout", "5",
+        "--out", str(out_json)])
+    assert ab_compare.main() == 1  # something was dropped: not a clean run
+    assert calls.count("good") == 3 and calls.count("hung") == 1 and calls.count("broken") == 1
+    printed = capsys.readouterr().out
+    assert "hung: DROPPED, round 1: no result within 5 s" in printed
+    assert "broken: DROPPED, round 1: worker failed (exit 1)" in printed
+    data = json.loads(out_json.read_text())
+    assert set(data["dropped"]) == {"hung", "broken"}
+    assert len(data["samples"]["good"]["softmax:1:2:128"]) == 3
+    assert set(data["medians"]["softmax:1:2:128"]) == {"good"}
+
+
+def test_medians_over_rounds_skip_variants_without_samples():
+    samples = {"a": {"x": [3.0, 1.0, 2.0]}, "b": {"x": []}, "c": {}}
+    assert ab_compare.medians_over_rounds(samples, ["a", "b", "c"], ["x"]) == {"x": {"a": 2.0}}
